@@ -1,0 +1,103 @@
+//! Series of games between two bots with fixed seats, played in parallel.
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::BotSpec;
+use crate::rules::{Game, Position, Rules, Side};
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Rules of every game.
+    pub rules: Rules,
+    /// The bot that starts as South.
+    pub south: BotSpec,
+    /// The bot that starts as North.
+    pub north: BotSpec,
+    /// Number of games.
+    pub games: u32,
+    /// Seed of the whole series: game `i` uses a generator derived from `(seed, i)`.
+    pub seed: u64,
+}
+
+/// Totals of a series, by starting seat: after a pie swap the bot that started South still counts
+/// as `south`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MatchSummary {
+    /// Games played.
+    pub games: u32,
+    /// Games won by the bot that started as South.
+    pub south_wins: u32,
+    /// Games won by the bot that started as North.
+    pub north_wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Mean of (South bot's score minus North bot's).
+    pub mean_margin: f64,
+    /// Mean number of moves per game.
+    pub mean_moves: f64,
+}
+
+/// The generator for game `index` of a series seeded with `seed` (SplitMix64 of both).
+pub fn game_rng(seed: u64, index: u64) -> SmallRng {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    SmallRng::seed_from_u64(z ^ (z >> 31))
+}
+
+/// Plays one game from `start` and returns it; `south` is the bot that starts in South's seat.
+pub fn play_game(start: Position, south: &BotSpec, north: &BotSpec, rng: &mut SmallRng) -> Game {
+    let mut bots = [south.build(), north.build()];
+    let mut game = Game::from_position(start);
+    while !game.position().is_over() {
+        let pos = *game.position();
+        // The player in the seat to move is the bot that started there, or the other after a swap.
+        let bot = game.seat_of(pos.to_move()).index();
+        let mv = bots[bot].choose(&pos, rng);
+        game.play(mv).expect("bots play legal moves");
+    }
+    game
+}
+
+/// Margin of one finished game for the bot that started South.
+fn south_bot_margin(game: &Game) -> i32 {
+    let m = game.position().margin();
+    if game.seat_of(Side::South) == Side::South { m } else { -m }
+}
+
+/// Plays the series in parallel; `on_game` is called once per finished game (from any thread).
+/// Results do not depend on the number of threads.
+pub fn run_match(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync)) -> MatchSummary {
+    let start = Position::start(&cfg.rules);
+    let results: Vec<(i32, usize)> = (0..cfg.games)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = game_rng(cfg.seed, i as u64);
+            let game = play_game(start, &cfg.south, &cfg.north, &mut rng);
+            on_game();
+            (south_bot_margin(&game), game.history().len())
+        })
+        .collect();
+    summarize(&results)
+}
+
+fn summarize(results: &[(i32, usize)]) -> MatchSummary {
+    let games = results.len() as u32;
+    let mut s = MatchSummary { games, ..MatchSummary::default() };
+    for &(m, _) in results {
+        match m.signum() {
+            1 => s.south_wins += 1,
+            -1 => s.north_wins += 1,
+            _ => s.draws += 1,
+        }
+    }
+    if games > 0 {
+        s.mean_margin = results.iter().map(|r| r.0 as f64).sum::<f64>() / games as f64;
+        s.mean_moves = results.iter().map(|r| r.1 as f64).sum::<f64>() / games as f64;
+    }
+    s
+}

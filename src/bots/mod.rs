@@ -1,0 +1,144 @@
+//! Players behind one interface: baseline bots, their command-line names, and the match runner.
+
+mod greedy;
+mod matches;
+mod mcts;
+mod minimax;
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, RngExt};
+
+use crate::rules::{Move, Position};
+
+pub use greedy::Greedy;
+pub use matches::{MatchConfig, MatchSummary, play_game, run_match};
+pub use mcts::Mcts;
+pub use minimax::Minimax;
+
+/// A player: picks a legal move in any position that is not over.
+pub trait Bot: Send {
+    /// Picks a move; `rng` breaks ties and drives any randomness, so the same seed replays a game.
+    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move;
+}
+
+/// Plays uniformly at random among the legal moves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RandomBot;
+
+impl Bot for RandomBot {
+    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+        random_move(pos, rng)
+    }
+}
+
+/// A uniformly random legal move. Precondition: the game is not over.
+pub fn random_move(pos: &Position, rng: &mut impl Rng) -> Move {
+    let moves: Vec<Move> = pos.legal_moves().iter().collect();
+    moves[rng.random_range(0..moves.len())]
+}
+
+/// Picks uniformly among the moves whose score equals the best (highest) one.
+pub(crate) fn best_at_random<T: PartialOrd + Copy>(scored: &[(Move, T)], rng: &mut impl Rng) -> Move {
+    let best = scored.iter().map(|s| s.1).fold(scored[0].1, |a, b| if b > a { b } else { a });
+    let ties: Vec<Move> = scored.iter().filter(|s| s.1 == best).map(|s| s.0).collect();
+    ties[rng.random_range(0..ties.len())]
+}
+
+/// A bot as named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BotSpec {
+    /// `random`
+    Random,
+    /// `greedy`
+    Greedy,
+    /// `minimax:D`
+    Minimax(u32),
+    /// `mcts:N`
+    Mcts(u32),
+}
+
+/// Why a bot name was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BotSpecError {
+    /// Not a known bot.
+    #[error("unknown bot '{0}' (expected random, greedy, minimax:D or mcts:N)")]
+    Unknown(String),
+    /// A parameter that is missing, not a number or out of range.
+    #[error("bot '{spec}': {why}")]
+    Parameter { spec: String, why: String },
+}
+
+impl FromStr for BotSpec {
+    type Err = BotSpecError;
+
+    fn from_str(s: &str) -> Result<BotSpec, BotSpecError> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let param = |max: u32, what: &str| -> Result<u32, BotSpecError> {
+            let bad = |why: String| BotSpecError::Parameter { spec: s.to_string(), why };
+            let a = arg.ok_or_else(|| bad(format!("needs {what}, e.g. {name}:4")))?;
+            let v: u32 = a.parse().map_err(|_| bad(format!("{what} '{a}' is not a whole number")))?;
+            if v == 0 || v > max {
+                return Err(bad(format!("{what} must be 1 to {max}")));
+            }
+            Ok(v)
+        };
+        match (name, arg) {
+            ("random", None) => Ok(BotSpec::Random),
+            ("greedy", None) => Ok(BotSpec::Greedy),
+            ("minimax", _) => Ok(BotSpec::Minimax(param(64, "a search depth")?)),
+            ("mcts", _) => Ok(BotSpec::Mcts(param(10_000_000, "a simulation count")?)),
+            _ => Err(BotSpecError::Unknown(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for BotSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BotSpec::Random => f.write_str("random"),
+            BotSpec::Greedy => f.write_str("greedy"),
+            BotSpec::Minimax(d) => write!(f, "minimax:{d}"),
+            BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
+        }
+    }
+}
+
+impl BotSpec {
+    /// A fresh player for one game.
+    pub fn build(&self) -> Box<dyn Bot> {
+        match *self {
+            BotSpec::Random => Box::new(RandomBot),
+            BotSpec::Greedy => Box::new(Greedy),
+            BotSpec::Minimax(d) => Box::new(Minimax::new(d)),
+            BotSpec::Mcts(n) => Box::new(Mcts::new(n)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for s in ["random", "greedy", "minimax:4", "mcts:1000"] {
+            assert_eq!(s.parse::<BotSpec>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        let e = |s: &str| s.parse::<BotSpec>().unwrap_err().to_string();
+        assert!(e("alphazero").contains("unknown bot 'alphazero'"));
+        assert!(e("minimax").contains("needs a search depth"));
+        assert!(e("minimax:x").contains("'x' is not a whole number"));
+        assert!(e("mcts:0").contains("must be 1 to"));
+        assert!(e("random:3").contains("unknown bot"));
+    }
+}

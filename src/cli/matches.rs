@@ -1,0 +1,84 @@
+//! `kalaha match`: a series between two bots with fixed seats.
+
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use super::{RuleArgs, emit, emit_json};
+use crate::bots::{BotSpec, MatchConfig, MatchSummary, run_match};
+
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// The bot that starts as South: random, greedy, minimax:D, mcts:N.
+    #[arg(long)]
+    south: String,
+    /// The bot that starts as North.
+    #[arg(long)]
+    north: String,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    games: u32,
+    /// Seed of the series; the same seed gives the same results on any number of threads.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct MatchJson {
+    #[serde(flatten)]
+    summary: MatchSummary,
+    south: String,
+    north: String,
+    rules: String,
+    seed: u64,
+    seconds: f64,
+}
+
+pub fn run(a: MatchArgs) -> anyhow::Result<()> {
+    let cfg = MatchConfig {
+        rules: a.rules.rules()?,
+        south: a.south.parse::<BotSpec>()?,
+        north: a.north.parse::<BotSpec>()?,
+        games: a.games,
+        seed: a.seed,
+    };
+    let bar = ProgressBar::new(cfg.games as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} elapsed, eta {eta}")
+            .expect("valid template"),
+    );
+    let t = Instant::now();
+    let summary = run_match(&cfg, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let seconds = t.elapsed().as_secs_f64();
+    if a.json {
+        return emit_json(&MatchJson {
+            summary,
+            south: cfg.south.to_string(),
+            north: cfg.north.to_string(),
+            rules: cfg.rules.describe(),
+            seed: cfg.seed,
+            seconds,
+        });
+    }
+    let s = &summary;
+    emit(&format!(
+        "{}\n{} (south) vs {} (north), {} games in {:.1} s\nsouth wins {}, north wins {}, draws {}, mean margin {:+.2} (south - north), mean length {:.1} moves\n",
+        cfg.rules.describe(),
+        cfg.south,
+        cfg.north,
+        s.games,
+        seconds,
+        s.south_wins,
+        s.north_wins,
+        s.draws,
+        s.mean_margin,
+        s.mean_moves
+    ))
+}

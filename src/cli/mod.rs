@@ -1,0 +1,107 @@
+//! The `kalaha` command line: argument parsing and printing; the library does the work.
+
+mod bench;
+mod matches;
+mod show;
+
+use std::io::Write;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::rules::{Capture, End, Leftover, Preset, Rules};
+
+/// Kalah(m,n): rules, bots, matches and benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "kalaha", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Draw a position and list its legal moves.
+    Show(show::ShowArgs),
+    /// Play a series of games between two bots with fixed seats.
+    Match(matches::MatchArgs),
+    /// Measure throughput.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Rule flags shared by every subcommand that plays a game.
+#[derive(Debug, Clone, Args)]
+pub struct RuleArgs {
+    /// Named rule set: international (default), swedish, danish, norwegian, children.
+    #[arg(long, value_name = "PRESET")]
+    rules: Option<String>,
+    /// Pits per side, m (default 6, or the preset's).
+    #[arg(long, value_name = "M")]
+    pits: Option<u32>,
+    /// Seeds per pit, n (default 4, or the preset's).
+    #[arg(long, value_name = "N")]
+    seeds: Option<u32>,
+    /// Capture rule: standard, empty or off.
+    #[arg(long, value_name = "RULE")]
+    capture: Option<String>,
+    /// Leftover rule: owner, emptier or discard.
+    #[arg(long, value_name = "RULE")]
+    leftover: Option<String>,
+    /// End rule: immediate or on-turn.
+    #[arg(long, value_name = "RULE")]
+    end: Option<String>,
+    /// Pie rule: North may answer `swap` at its first move.
+    #[arg(long)]
+    pie: bool,
+}
+
+impl RuleArgs {
+    /// The rules these flags describe: the preset, then each flag given on top of it.
+    pub fn rules(&self) -> anyhow::Result<Rules> {
+        let base = match &self.rules {
+            Some(name) => name.parse::<Preset>()?.rules(),
+            None => Rules::kalah64(),
+        };
+        let mut spec = base.spec();
+        if let Some(m) = self.pits {
+            spec.pits = m;
+        }
+        if let Some(n) = self.seeds {
+            spec.seeds = n;
+        }
+        if let Some(c) = &self.capture {
+            spec.capture = c.parse::<Capture>()?;
+        }
+        if let Some(l) = &self.leftover {
+            spec.leftover = l.parse::<Leftover>()?;
+        }
+        if let Some(e) = &self.end {
+            spec.end = e.parse::<End>()?;
+        }
+        spec.pie |= self.pie;
+        Ok(spec.build()?)
+    }
+}
+
+/// Writes text to stdout; a closed pipe ends the output quietly.
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+/// Prints a value as one line of JSON.
+pub(crate) fn emit_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    emit(&format!("{}\n", serde_json::to_string(value)?))
+}
+
+/// Runs the command line; the error is printed by `main` with exit code 2.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Show(a) => show::run(a),
+        Command::Match(a) => matches::run(a),
+        Command::Bench(b) => bench::run(b),
+    }
+}

@@ -1,0 +1,16 @@
+//! The rules of Kalah(m,n): options, positions, moves, notation, game records and perft.
+//!
+//! Std only; every other layer builds on this one.
+
+mod game;
+mod notation;
+mod options;
+mod perft;
+mod position;
+pub(crate) mod sow;
+
+pub use game::{Game, MoveListError, Played, parse_move, parse_moves};
+pub use notation::{NotationError, Setup};
+pub use options::{Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, Rules, RulesError, RulesSpec};
+pub use perft::perft;
+pub use position::{GameResult, IllegalMove, Move, MoveOutcome, MoveSet, Position, Side};

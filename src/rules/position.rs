@@ -1,0 +1,507 @@
+//! A Kalah position (board, side to move, pie state), legal moves and playing a move.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::options::{Capture, End, Leftover, Rules};
+use super::sow::{base, store};
+
+/// One of the two seats. South moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// Moves first; written `s`.
+    South = 0,
+    /// Moves second; written `n`.
+    North = 1,
+}
+
+impl Side {
+    /// The other seat.
+    #[inline(always)]
+    pub fn other(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+
+    /// `0` for South, `1` for North.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The notation letter, `s` or `n`.
+    pub fn letter(self) -> char {
+        match self {
+            Side::South => 's',
+            Side::North => 'n',
+        }
+    }
+
+    /// `"south"` or `"north"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::South => "south",
+            Side::North => "north",
+        }
+    }
+}
+
+/// A move: a pit of the player to move (numbered 1..m from the owner's left) or the pie answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Move {
+    /// Sow the pit with this number, 1..=m.
+    Pit(u8),
+    /// Exchange seats (pie rule), only at North's first move.
+    Swap,
+}
+
+impl Move {
+    /// The action index used by the environment and networks: pit `p` is `p - 1`, swap is `m`.
+    pub fn action(self, pits: usize) -> usize {
+        match self {
+            Move::Pit(p) => p as usize - 1,
+            Move::Swap => pits,
+        }
+    }
+
+    /// The move for an action index (see [`Move::action`]).
+    pub fn from_action(action: usize, pits: usize) -> Move {
+        if action == pits { Move::Swap } else { Move::Pit(action as u8 + 1) }
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Move::Pit(p) => write!(f, "{p}"),
+            Move::Swap => f.write_str("swap"),
+        }
+    }
+}
+
+/// What a move did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveOutcome {
+    /// The last seed landed in the mover's store: the same player moves again.
+    pub extra_turn: bool,
+    /// Seeds the move captured into the mover's store (the capturing seed included), 0 if none.
+    pub captured: u8,
+    /// The game is over after this move.
+    pub game_over: bool,
+    /// The move was the pie answer: the players exchanged seats.
+    pub swapped: bool,
+}
+
+impl MoveOutcome {
+    /// The same player moves next (an extra turn); otherwise the turn passes to the other player.
+    #[inline(always)]
+    pub fn same_player(&self) -> bool {
+        self.extra_turn
+    }
+}
+
+/// Why a move was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalMove {
+    /// The pit number is not one of the mover's pits.
+    #[error("pit {pit} is out of range (pits are numbered 1 to {pits})")]
+    OutOfRange { pit: u32, pits: usize },
+    /// The pit holds no seed.
+    #[error("pit {0} is empty")]
+    EmptyPit(u8),
+    /// The game has already ended.
+    #[error("the game is over")]
+    GameOver,
+    /// `swap` outside North's first move, or without the pie rule.
+    #[error("swap is not allowed here (only as North's first move with the pie rule)")]
+    SwapNotAllowed,
+}
+
+/// The result of a finished game, by seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameResult {
+    /// South has more seeds.
+    South,
+    /// North has more seeds.
+    North,
+    /// Equal scores.
+    Draw,
+}
+
+impl GameResult {
+    /// `"south"`, `"north"` or `"draw"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameResult::South => "south",
+            GameResult::North => "north",
+            GameResult::Draw => "draw",
+        }
+    }
+
+    /// The winning seat, if any.
+    pub fn winner(self) -> Option<Side> {
+        match self {
+            GameResult::South => Some(Side::South),
+            GameResult::North => Some(Side::North),
+            GameResult::Draw => None,
+        }
+    }
+}
+
+/// Legal moves as a bit set over pit indexes 0..m (bit `i` is pit `i + 1`), plus the swap flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct MoveSet {
+    /// Bit `i` set: pit `i + 1` may be sown.
+    pub pits: u16,
+    /// `swap` may be answered.
+    pub swap: bool,
+}
+
+impl MoveSet {
+    /// Number of legal moves.
+    pub fn len(&self) -> usize {
+        self.pits.count_ones() as usize + self.swap as usize
+    }
+
+    /// No legal move (the game is over).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a move is in the set.
+    pub fn contains(&self, mv: Move) -> bool {
+        match mv {
+            Move::Pit(p) => (1..=16).contains(&p) && self.pits & (1 << (p - 1)) != 0,
+            Move::Swap => self.swap,
+        }
+    }
+
+    /// The moves in order: pits ascending, then swap.
+    pub fn iter(&self) -> impl Iterator<Item = Move> + use<> {
+        let mut bits = self.pits;
+        let mut swap = self.swap;
+        std::iter::from_fn(move || {
+            if bits != 0 {
+                let i = bits.trailing_zeros() as u8;
+                bits &= bits - 1;
+                Some(Move::Pit(i + 1))
+            } else if swap {
+                swap = false;
+                Some(Move::Swap)
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// Where the game stands with respect to the pie rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub(crate) enum Phase {
+    /// South's opening turn (with its extra turns) is still going.
+    Opening = 0,
+    /// North's first move: the pie answer is possible if the rules allow it.
+    PieAnswer = 1,
+    /// Every later move.
+    Later = 2,
+}
+
+/// Cells of the board in the 32-byte layout of [`super::sow`].
+pub(crate) type Cells = [u8; 32];
+
+/// Seeds in a 15-byte row starting at `start` (store excluded).
+#[inline(always)]
+fn row_bits(cells: &Cells, side: usize) -> u128 {
+    let mut half = [0u8; 16];
+    half.copy_from_slice(&cells[base(side)..base(side) + 16]);
+    u128::from_le_bytes(half) & ((1u128 << 120) - 1)
+}
+
+/// A validated position: board, side to move and pie state, with the rules it is played under.
+#[derive(Clone, Copy)]
+pub struct Position {
+    pub(crate) cells: Cells,
+    pub(crate) to_move: Side,
+    pub(crate) phase: Phase,
+    pub(crate) rules: Rules,
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        self.cells == other.cells
+            && self.to_move == other.to_move
+            && self.swap_allowed() == other.swap_allowed()
+            && self.rules == other.rules
+    }
+}
+impl Eq for Position {}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({self})")
+    }
+}
+
+impl Position {
+    /// The start position: `n` seeds in every pit, empty stores, South to move.
+    pub fn start(rules: &Rules) -> Position {
+        let mut cells = [0u8; 32];
+        for i in 0..rules.pits() {
+            cells[base(0) + i] = rules.seeds();
+            cells[base(1) + i] = rules.seeds();
+        }
+        Position { cells, to_move: Side::South, phase: Phase::Opening, rules: *rules }
+    }
+
+    /// Builds a position from raw parts; `None` if the pit counts do not match the rules or the
+    /// board holds more than 255 seeds.
+    pub fn from_parts(
+        rules: &Rules,
+        south: (&[u8], u8),
+        north: (&[u8], u8),
+        to_move: Side,
+        swap_allowed: bool,
+    ) -> Option<Position> {
+        let m = rules.pits();
+        if south.0.len() != m || north.0.len() != m || (swap_allowed && (!rules.pie || to_move != Side::North)) {
+            return None;
+        }
+        let total: u32 = south.0.iter().chain(north.0).map(|&x| x as u32).sum::<u32>() + south.1 as u32 + north.1 as u32;
+        if total > 255 {
+            return None;
+        }
+        let mut cells = [0u8; 32];
+        cells[..m].copy_from_slice(south.0);
+        cells[16..16 + m].copy_from_slice(north.0);
+        cells[store(0)] = south.1;
+        cells[store(1)] = north.1;
+        let mut pos = Position { cells, to_move, phase: Phase::Later, rules: *rules };
+        if swap_allowed {
+            pos.phase = Phase::PieAnswer;
+        } else if pos.cells == Position::start(rules).cells && to_move == Side::South {
+            pos.phase = Phase::Opening;
+        }
+        Some(pos)
+    }
+
+    /// The rules this position is played under.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The side to move (the seat; after a pie swap the players changed seats, not the board).
+    #[inline(always)]
+    pub fn to_move(&self) -> Side {
+        self.to_move
+    }
+
+    /// Seeds in pit `pit` (1..=m) of `side`.
+    #[inline(always)]
+    pub fn pit(&self, side: Side, pit: usize) -> u8 {
+        debug_assert!((1..=self.rules.pits()).contains(&pit));
+        self.cells[base(side.index()) + pit - 1]
+    }
+
+    /// A side's pits, 1..=m in order.
+    pub fn row(&self, side: Side) -> &[u8] {
+        &self.cells[base(side.index())..base(side.index()) + self.rules.pits()]
+    }
+
+    /// Seeds in a side's store (before any leftover rule).
+    #[inline(always)]
+    pub fn store(&self, side: Side) -> u8 {
+        self.cells[store(side.index())]
+    }
+
+    /// Seeds left in a side's row.
+    pub fn row_sum(&self, side: Side) -> u32 {
+        self.row(side).iter().map(|&x| x as u32).sum()
+    }
+
+    /// Seeds on the board and in the stores.
+    pub fn total_seeds(&self) -> u32 {
+        self.cells.iter().map(|&x| x as u32).sum()
+    }
+
+    /// The raw 32-byte cell array (layout documented in the `sow` module), for hashing and encoding.
+    pub fn cells(&self) -> &[u8; 32] {
+        &self.cells
+    }
+
+    /// Whether the pie answer `swap` is legal now.
+    #[inline(always)]
+    pub fn swap_allowed(&self) -> bool {
+        self.rules.pie && self.phase == Phase::PieAnswer && !self.is_over()
+    }
+
+    #[inline(always)]
+    fn row_empty(&self, side: usize) -> bool {
+        row_bits(&self.cells, side) == 0
+    }
+
+    /// Whether the game has ended under the rules' end option.
+    #[inline(always)]
+    pub fn is_over(&self) -> bool {
+        match self.rules.end {
+            End::Immediate => self.row_empty(0) || self.row_empty(1),
+            End::OnTurn => self.row_empty(self.to_move.index()),
+        }
+    }
+
+    /// Bit set of the pits of the player to move that hold seeds (bit `i` is pit `i + 1`),
+    /// ignoring whether the game is over.
+    #[inline(always)]
+    pub fn nonempty_pits(&self) -> u16 {
+        let b = base(self.to_move.index());
+        let mut mask = 0u16;
+        for i in 0..15 {
+            mask |= ((self.cells[b + i] != 0) as u16) << i;
+        }
+        mask
+    }
+
+    /// The legal moves (empty once the game is over).
+    pub fn legal_moves(&self) -> MoveSet {
+        if self.is_over() {
+            return MoveSet::default();
+        }
+        MoveSet { pits: self.nonempty_pits(), swap: self.swap_allowed() }
+    }
+
+    /// Checks a move and plays it.
+    pub fn play(&mut self, mv: Move) -> Result<MoveOutcome, IllegalMove> {
+        if self.is_over() {
+            return Err(IllegalMove::GameOver);
+        }
+        match mv {
+            Move::Swap => {
+                if !self.swap_allowed() {
+                    return Err(IllegalMove::SwapNotAllowed);
+                }
+                self.phase = Phase::Later;
+                Ok(MoveOutcome { swapped: true, ..MoveOutcome::default() })
+            }
+            Move::Pit(p) => {
+                let m = self.rules.pits();
+                if p == 0 || p as usize > m {
+                    return Err(IllegalMove::OutOfRange { pit: p as u32, pits: m });
+                }
+                if self.pit(self.to_move, p as usize) == 0 {
+                    return Err(IllegalMove::EmptyPit(p));
+                }
+                Ok(self.play_index_unchecked(p as usize - 1))
+            }
+        }
+    }
+
+    /// Returns the position after a legal move, leaving `self` unchanged.
+    pub fn after(&self, mv: Move) -> Result<(Position, MoveOutcome), IllegalMove> {
+        let mut next = *self;
+        let outcome = next.play(mv)?;
+        Ok((next, outcome))
+    }
+
+    /// Sows pit index `pit` (0-based) of the player to move: the fast path.
+    ///
+    /// Precondition: the game is not over and the pit holds at least one seed. Breaking it gives a
+    /// wrong position, never undefined behaviour.
+    #[inline]
+    pub fn play_index_unchecked(&mut self, pit: usize) -> MoveOutcome {
+        let t = self.rules.table;
+        let side = self.to_move.index();
+        let start = base(side) + pit;
+        let seeds = self.cells[start];
+        self.cells[start] = 0;
+        let lap_len = t.lap_len;
+        let r = if seeds < lap_len {
+            seeds
+        } else {
+            let q = seeds / lap_len;
+            let lap = &t.lap[side];
+            for (c, l) in self.cells.iter_mut().zip(lap) {
+                *c = c.wrapping_add(l * q);
+            }
+            seeds % lap_len
+        };
+        let idx = t.index(side, pit, r as usize);
+        let mask = &t.masks[idx];
+        for (c, k) in self.cells.iter_mut().zip(mask) {
+            *c = c.wrapping_add(*k);
+        }
+        let last = t.last[idx] as usize;
+        let mut out = MoveOutcome::default();
+        let own_store = store(side);
+        if last == own_store {
+            out.extra_turn = true;
+        } else {
+            if last >> 4 == side && self.cells[last] == 1 && self.rules.capture != Capture::Off {
+                let opp = t.opposite[last] as usize;
+                let taken = self.cells[opp];
+                if taken != 0 || self.rules.capture == Capture::Empty {
+                    self.cells[own_store] += taken + 1;
+                    self.cells[last] = 0;
+                    self.cells[opp] = 0;
+                    out.captured = taken + 1;
+                }
+            }
+            self.to_move = self.to_move.other();
+        }
+        // Opening -> PieAnswer when the turn first passes to North; any sowing ends PieAnswer.
+        const NEXT: [[Phase; 2]; 3] = [
+            [Phase::PieAnswer, Phase::Opening],
+            [Phase::Later, Phase::Later],
+            [Phase::Later, Phase::Later],
+        ];
+        self.phase = NEXT[self.phase as usize][out.extra_turn as usize];
+        out.game_over = self.is_over();
+        out
+    }
+
+    /// Final scores `[south, north]` once the leftover rule is applied (stores as they stand
+    /// while the game is still going).
+    pub fn score(&self) -> [u32; 2] {
+        let stores = [self.store(Side::South) as u32, self.store(Side::North) as u32];
+        if !self.is_over() {
+            return stores;
+        }
+        let rows = [self.row_sum(Side::South), self.row_sum(Side::North)];
+        match self.rules.leftover {
+            Leftover::Owner => [stores[0] + rows[0], stores[1] + rows[1]],
+            Leftover::Discard => stores,
+            Leftover::Emptier => {
+                let left = rows[0] + rows[1];
+                let emptier = match self.rules.end {
+                    End::OnTurn => self.to_move.index(),
+                    End::Immediate => usize::from(rows[0] != 0),
+                };
+                let mut s = stores;
+                s[emptier] += left;
+                s
+            }
+        }
+    }
+
+    /// South's score minus North's (see [`Position::score`]).
+    pub fn margin(&self) -> i32 {
+        let [s, n] = self.score();
+        s as i32 - n as i32
+    }
+
+    /// The result once the game is over, else `None`.
+    pub fn result(&self) -> Option<GameResult> {
+        if !self.is_over() {
+            return None;
+        }
+        Some(match self.margin() {
+            m if m > 0 => GameResult::South,
+            m if m < 0 => GameResult::North,
+            _ => GameResult::Draw,
+        })
+    }
+}
