@@ -6,7 +6,10 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
-use crate::rules::{Position, Rules};
+use crate::rules::{Position, Rules, count_bits, select_bit};
+
+/// Games the benchmark interleaves in its one thread.
+pub const LANES: usize = 8;
 
 /// Result of the random-playout benchmark.
 #[derive(Clone, Debug, Serialize)]
@@ -17,6 +20,10 @@ pub struct RulesBench {
     pub steps_per_sec: f64,
     /// Median finished games per second over the runs.
     pub games_per_sec: f64,
+    /// Median moves per second when one game is played at a time (no interleaving).
+    pub single_game_steps_per_sec: f64,
+    /// Games interleaved in the thread for `steps_per_sec`.
+    pub lanes: usize,
     /// Every run's moves per second.
     pub runs: Vec<f64>,
     /// Seconds each run lasted.
@@ -24,23 +31,29 @@ pub struct RulesBench {
 }
 
 /// Plays uniformly random games from the start, restarting each finished game, for `moves`
-/// moves; returns the number of finished games. Single-threaded.
-pub fn random_playouts(rules: &Rules, moves: u64, rng: &mut impl Rng) -> u64 {
+/// moves in all; returns the number of finished games. Single-threaded: `LANES` independent
+/// games take turns, one move each, so the processor overlaps their work (one game alone is a
+/// chain of dependent loads); `LANES = 1` is one game at a time.
+pub fn random_playouts<const LANES: usize>(rules: &Rules, moves: u64, rng: &mut impl Rng) -> u64 {
     let start = Position::start(rules);
-    let mut pos = start;
+    let mut lanes = [start; LANES];
     let mut games = 0;
-    for _ in 0..moves {
-        let pits = pos.nonempty_pits();
-        // Uniform choice of the k-th set bit: multiply-shift instead of a modulo.
-        let k = ((rng.next_u32() as u64 * pits.count_ones() as u64) >> 32) as u32;
-        let mut bits = pits;
-        for _ in 0..k {
-            bits &= bits - 1;
-        }
-        let out = pos.play_index_unchecked(bits.trailing_zeros() as usize);
-        if out.game_over {
-            pos = start;
-            games += 1;
+    for _ in 0..moves / LANES as u64 {
+        let mut r = 0;
+        for (i, pos) in lanes.iter_mut().enumerate() {
+            if i % 4 == 0 {
+                r = rng.next_u64();
+            }
+            let pits = pos.nonempty_pits();
+            // The k-th legal pit from 16 random bits by multiply-shift (no modulo; the bias is
+            // below 1 in 4000 for 15 moves).
+            let bits = (r >> (16 * (i % 4))) & 0xFFFF;
+            let k = ((bits * count_bits(pits) as u64) >> 16) as u32;
+            let out = pos.play_index_unchecked(select_bit(pits, k));
+            if out.game_over {
+                *pos = start;
+                games += 1;
+            }
         }
     }
     games
@@ -53,7 +66,7 @@ pub fn bench_rules(rules: &Rules, runs: usize, seconds: f64, seed: u64) -> Rules
     let mut batch = 1_000_000u64;
     loop {
         let t = Instant::now();
-        random_playouts(rules, batch, &mut rng);
+        random_playouts::<LANES>(rules, batch, &mut rng);
         let dt = t.elapsed().as_secs_f64();
         if dt > 0.05 {
             batch = ((batch as f64) * seconds / dt).max(1.0) as u64;
@@ -63,17 +76,23 @@ pub fn bench_rules(rules: &Rules, runs: usize, seconds: f64, seed: u64) -> Rules
     }
     let mut runs_sps = Vec::new();
     let mut runs_gps = Vec::new();
+    let mut runs_single = Vec::new();
     for _ in 0..runs.max(1) {
         let t = Instant::now();
-        let games = random_playouts(rules, batch, &mut rng);
+        let games = random_playouts::<LANES>(rules, batch, &mut rng);
         let dt = t.elapsed().as_secs_f64();
         runs_sps.push(batch as f64 / dt);
         runs_gps.push(games as f64 / dt);
+        let t = Instant::now();
+        random_playouts::<1>(rules, batch / 2, &mut rng);
+        runs_single.push((batch / 2) as f64 / t.elapsed().as_secs_f64());
     }
     RulesBench {
         rules: rules.describe(),
         steps_per_sec: median(&runs_sps),
         games_per_sec: median(&runs_gps),
+        single_game_steps_per_sec: median(&runs_single),
+        lanes: LANES,
         runs: runs_sps,
         seconds_per_run: seconds,
     }

@@ -9,6 +9,8 @@ mod perft;
 mod position;
 pub(crate) mod sow;
 
+pub use sow::{count_bits, select_bit};
+
 pub use game::{Game, MoveListError, Played, parse_move, parse_moves};
 pub use notation::{NotationError, Setup};
 pub use options::{Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, Rules, RulesError, RulesSpec};

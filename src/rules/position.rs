@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::options::{Capture, End, Leftover, Rules};
-use super::sow::{base, store};
+use super::sow::{SowTable, base, store};
 
 /// One of the two seats. South moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -215,12 +215,39 @@ pub(crate) enum Phase {
 /// Cells of the board in the 32-byte layout of [`super::sow`].
 pub(crate) type Cells = [u8; 32];
 
-/// Seeds in a 15-byte row starting at `start` (store excluded).
+/// The 8 bytes of `cells` starting at `at`, as a little-endian word.
 #[inline(always)]
-fn row_bits(cells: &Cells, side: usize) -> u128 {
-    let mut half = [0u8; 16];
-    half.copy_from_slice(&cells[base(side)..base(side) + 16]);
-    u128::from_le_bytes(half) & ((1u128 << 120) - 1)
+fn word(cells: &Cells, at: usize) -> u64 {
+    u64::from_le_bytes(cells[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Adds `delta` to every cell, each byte wrapping on its own (`0xFF` subtracts one).
+#[inline(always)]
+fn add(cells: &mut Cells, delta: &Cells) {
+    for i in 0..32 {
+        cells[i] = cells[i].wrapping_add(delta[i]);
+    }
+}
+
+/// Adds `k` times `delta` to every cell, each byte wrapping on its own.
+#[inline(always)]
+fn add_scaled(cells: &mut Cells, delta: &Cells, k: u8) {
+    for i in 0..32 {
+        cells[i] = cells[i].wrapping_add(delta[i].wrapping_mul(k));
+    }
+}
+
+/// Bytes 0..15 of a side's half (its pits; the store byte masked off).
+const ROW_LOW: u64 = u64::MAX;
+const ROW_HIGH: u64 = u64::MAX >> 8;
+
+/// Bit `i` set for each nonzero byte `i` of `x`.
+#[inline(always)]
+fn nonzero_bytes(x: u64) -> u16 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let high = ((x & LOW7).wrapping_add(LOW7) | x) & !LOW7;
+    // Gather the eight high bits into one byte: byte i lands on bit 56 + i.
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16
 }
 
 /// A validated position: board, side to move and pie state, with the rules it is played under.
@@ -342,7 +369,8 @@ impl Position {
 
     #[inline(always)]
     fn row_empty(&self, side: usize) -> bool {
-        row_bits(&self.cells, side) == 0
+        let b = base(side);
+        (word(&self.cells, b) & ROW_LOW) | (word(&self.cells, b + 8) & ROW_HIGH) == 0
     }
 
     /// Whether the game has ended under the rules' end option.
@@ -359,11 +387,7 @@ impl Position {
     #[inline(always)]
     pub fn nonempty_pits(&self) -> u16 {
         let b = base(self.to_move.index());
-        let mut mask = 0u16;
-        for i in 0..15 {
-            mask |= ((self.cells[b + i] != 0) as u16) << i;
-        }
-        mask
+        nonzero_bytes(word(&self.cells, b) & ROW_LOW) | nonzero_bytes(word(&self.cells, b + 8) & ROW_HIGH) << 8
     }
 
     /// The legal moves (empty once the game is over).
@@ -411,56 +435,49 @@ impl Position {
     ///
     /// Precondition: the game is not over and the pit holds at least one seed. Breaking it gives a
     /// wrong position, never undefined behaviour.
-    #[inline]
+    #[inline(always)]
     pub fn play_index_unchecked(&mut self, pit: usize) -> MoveOutcome {
         let t = self.rules.table;
         let side = self.to_move.index();
         let start = base(side) + pit;
-        let seeds = self.cells[start];
-        self.cells[start] = 0;
+        let seeds = self.cells[start & 31];
         let lap_len = t.lap_len;
         let r = if seeds < lap_len {
             seeds
         } else {
-            let q = seeds / lap_len;
-            let lap = &t.lap[side];
-            for (c, l) in self.cells.iter_mut().zip(lap) {
-                *c = c.wrapping_add(l * q);
-            }
+            add_scaled(&mut self.cells, &t.lap[(side << 4 | pit) & 31], seeds / lap_len);
             seeds % lap_len
         };
-        let idx = t.index(side, pit, r as usize);
-        let mask = &t.masks[idx];
-        for (c, k) in self.cells.iter_mut().zip(mask) {
-            *c = c.wrapping_add(*k);
-        }
-        let last = t.last[idx] as usize;
-        let mut out = MoveOutcome::default();
+        let idx = SowTable::index(side, pit, r as usize);
+        add(&mut self.cells, &t.sow[idx]);
+        let last = t.last[idx] as usize & 31;
         let own_store = store(side);
-        if last == own_store {
-            out.extra_turn = true;
-        } else {
-            if last >> 4 == side && self.cells[last] == 1 && self.rules.capture != Capture::Off {
-                let opp = t.opposite[last] as usize;
-                let taken = self.cells[opp];
-                if taken != 0 || self.rules.capture == Capture::Empty {
-                    self.cells[own_store] += taken + 1;
-                    self.cells[last] = 0;
-                    self.cells[opp] = 0;
-                    out.captured = taken + 1;
-                }
-            }
-            self.to_move = self.to_move.other();
+        let extra_turn = last == own_store;
+        // Capture, without branches: the last seed lies alone in a pit of the mover's row. For
+        // any other cell `c` is 0 and the update below adds nothing.
+        let taken = self.cells[t.opposite[last] as usize & 31];
+        let lone = !extra_turn & (last >> 4 == side) & (self.cells[last] == 1);
+        let allowed = match self.rules.capture {
+            Capture::Standard => taken != 0,
+            Capture::Empty => true,
+            Capture::Off => false,
+        };
+        let c = ((lone & allowed) as u8).wrapping_neg();
+        let captured = taken.wrapping_add(1) & c;
+        let (tk, base_c, gain, loss) = (taken & c, &t.cap_base[last], &t.cap_gain[last], &t.cap_loss[last]);
+        for i in 0..32 {
+            let delta = (base_c[i] & c).wrapping_add(gain[i] & tk).wrapping_sub(loss[i] & tk);
+            self.cells[i] = self.cells[i].wrapping_add(delta);
         }
+        self.to_move = if extra_turn { self.to_move } else { self.to_move.other() };
         // Opening -> PieAnswer when the turn first passes to North; any sowing ends PieAnswer.
         const NEXT: [[Phase; 2]; 3] = [
             [Phase::PieAnswer, Phase::Opening],
             [Phase::Later, Phase::Later],
             [Phase::Later, Phase::Later],
         ];
-        self.phase = NEXT[self.phase as usize][out.extra_turn as usize];
-        out.game_over = self.is_over();
-        out
+        self.phase = NEXT[self.phase as usize][extra_turn as usize];
+        MoveOutcome { extra_turn, captured, game_over: self.is_over(), swapped: false }
     }
 
     /// Final scores `[south, north]` once the leftover rule is applied (stores as they stand
