@@ -4,11 +4,41 @@ use clap::{Args, Subcommand};
 
 use super::{RuleArgs, emit, emit_json};
 use crate::bench::bench_rules;
+use crate::env::bench::{EnvBenchSpec, bench_env};
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
     /// Single-threaded random playouts through the rules core: moves per second.
     Rules(BenchRulesArgs),
+    /// Random legal steps of a batch of games through the vectorised environment: steps per second.
+    Env(BenchEnvArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchEnvArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Games stepped together.
+    #[arg(long, default_value_t = 4096)]
+    games: usize,
+    /// Threads of the rayon pool.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Games per parallel piece (default: a quarter of a thread's share, 256 to 8192).
+    #[arg(long)]
+    grain: Option<usize>,
+    /// Timed runs; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Seconds per run.
+    #[arg(long, default_value_t = 1.0)]
+    seconds: f64,
+    /// Seed of the games' random streams.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -31,6 +61,38 @@ pub struct BenchRulesArgs {
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
+        BenchCommand::Env(a) => {
+            let rules = a.rules.rules()?;
+            let positive = a.seconds > 0.0 && a.seconds.is_finite();
+            anyhow::ensure!(positive, "--seconds must be a positive number");
+            anyhow::ensure!(a.games >= 1, "--games must be at least 1");
+            anyhow::ensure!(a.threads >= 1, "--threads must be at least 1");
+            anyhow::ensure!(a.grain != Some(0), "--grain must be at least 1");
+            let spec = EnvBenchSpec {
+                games: a.games,
+                threads: a.threads,
+                grain: a.grain,
+                runs: a.runs,
+                seconds: a.seconds,
+                seed: a.seed,
+            };
+            let r = bench_env(&rules, &spec)?;
+            if a.json {
+                emit_json(&r)
+            } else {
+                emit(&format!(
+                    "{}: {:.1} M steps/s, {:.2} M games/s ({} games, {} threads, pieces of {}; median of {} runs of {:.1} s)\n",
+                    r.rules,
+                    r.steps_per_sec / 1e6,
+                    r.games_per_sec / 1e6,
+                    r.games,
+                    r.threads,
+                    r.grain,
+                    r.runs.len(),
+                    r.seconds_per_run
+                ))
+            }
+        }
         BenchCommand::Rules(a) => {
             let rules = a.rules.rules()?;
             anyhow::ensure!(a.seconds > 0.0 && a.seconds.is_finite(), "--seconds must be a positive number");

@@ -16,3 +16,4 @@ pub use notation::{NotationError, Setup};
 pub use options::{Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, Rules, RulesError, RulesSpec};
 pub use perft::perft;
 pub use position::{GameResult, IllegalMove, Move, MoveOutcome, MoveSet, Position, Side};
+pub(crate) use position::Phase;

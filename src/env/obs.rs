@@ -1,0 +1,106 @@
+//! The observation encoding: a position seen from one seat, as `2m + 4` floats.
+//!
+//! | entries | meaning |
+//! | --- | --- |
+//! | `0 .. m` | the viewer's pits 1..m (from the viewer's left) |
+//! | `m .. 2m` | the opponent's pits 1..m, numbered from the opponent's left, so entry `m + j` (pit `j + 1`) faces the viewer's pit `m - j` |
+//! | `2m` | the viewer's store |
+//! | `2m + 1` | the opponent's store |
+//! | `2m + 2` | `1.0` if the pie answer `swap` is legal now, else `0.0` |
+//! | `2m + 3` | `1.0` while the pie answer is still to come (pie rule on and the opening player's first turn is still going), else `0.0` |
+//!
+//! Seed counts are divided by the seeds on the board at the start, `2mn`, so every count lies in
+//! `[0, 1]` and the counts sum to 1. The two flags make the observation a complete state: two
+//! positions with equal observations have the same legal moves and the same future.
+//!
+//! Actions are numbered the same way for every seat: action `p - 1` sows the mover's pit `p`, and
+//! action `m` is the pie answer (see [`crate::rules::Move::action`]).
+
+use crate::rules::{Phase, Position, Side};
+
+/// Length of an observation for `pits` pits per side: `2 * pits + 4`.
+pub const fn obs_dim(pits: usize) -> usize {
+    2 * pits + 4
+}
+
+/// Number of actions for `pits` pits per side: one per pit plus the pie answer, `pits + 1`.
+pub const fn action_count(pits: usize) -> usize {
+    pits + 1
+}
+
+/// Writes `pos` as seen from the player to move into `out` (length [`obs_dim`]).
+///
+/// The straightforward encoder: the environment writes the same values with a faster kernel,
+/// and a test checks they agree.
+pub fn encode(pos: &Position, out: &mut [f32]) {
+    encode_as(pos, pos.to_move(), out);
+}
+
+/// Writes `pos` as seen from `seat` into `out` (length [`obs_dim`]). The flags are those of the
+/// position (the pie answer is only ever legal for the seat to move).
+pub fn encode_as(pos: &Position, seat: Side, out: &mut [f32]) {
+    let m = pos.rules().pits();
+    assert_eq!(out.len(), obs_dim(m), "observation buffer length");
+    let scale = 1.0 / pos.rules().total_seeds() as f32;
+    let other = seat.other();
+    for p in 1..=m {
+        out[p - 1] = pos.pit(seat, p) as f32 * scale;
+        out[m + p - 1] = pos.pit(other, p) as f32 * scale;
+    }
+    out[2 * m] = pos.store(seat) as f32 * scale;
+    out[2 * m + 1] = pos.store(other) as f32 * scale;
+    out[2 * m + 2] = pos.swap_allowed() as u8 as f32;
+    out[2 * m + 3] = pie_to_come(pos) as u8 as f32;
+}
+
+/// Whether the pie answer is still to come: pie rule on, game not over, opening turn going on.
+pub fn pie_to_come(pos: &Position) -> bool {
+    pos.rules().pie && pos.phase == Phase::Opening && !pos.is_over()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Move, Rules, Setup};
+
+    #[test]
+    fn layout_puts_the_mover_first_and_scales_by_the_seed_total() {
+        let rules = Rules::kalah64();
+        let pos: Position = "1,2,3,4,5,6,7/8,0,0,0,0,9,3 n"
+            .parse::<Setup>()
+            .unwrap()
+            .position(&rules)
+            .unwrap();
+        let mut o = vec![0.0; obs_dim(6)];
+        encode(&pos, &mut o);
+        let seeds: Vec<u32> = o.iter().map(|x| (x * 48.0).round() as u32).collect();
+        assert_eq!(seeds, [8, 0, 0, 0, 0, 9, 1, 2, 3, 4, 5, 6, 3, 7, 0, 0]);
+        encode_as(&pos, Side::South, &mut o);
+        let seeds: Vec<u32> = o.iter().map(|x| (x * 48.0).round() as u32).collect();
+        assert_eq!(seeds, [1, 2, 3, 4, 5, 6, 8, 0, 0, 0, 0, 9, 7, 3, 0, 0]);
+        let total: f32 = o[..14].iter().sum();
+        assert!((total - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn pie_flags_follow_the_opening() {
+        let rules = Rules::kalah64().with_pie(true);
+        let mut pos = Position::start(&rules);
+        let mut o = vec![0.0; obs_dim(6)];
+        let flags = |pos: &Position, o: &mut Vec<f32>| {
+            encode(pos, o);
+            (o[14], o[15])
+        };
+        assert_eq!(flags(&pos, &mut o), (0.0, 1.0));
+        pos.play(Move::Pit(3)).unwrap(); // extra turn: still the opening
+        assert_eq!(flags(&pos, &mut o), (0.0, 1.0));
+        pos.play(Move::Pit(1)).unwrap();
+        assert_eq!(flags(&pos, &mut o), (1.0, 0.0));
+        pos.play(Move::Swap).unwrap();
+        assert_eq!(flags(&pos, &mut o), (0.0, 0.0));
+        assert_eq!(
+            flags(&Position::start(&Rules::kalah64()), &mut o),
+            (0.0, 0.0)
+        );
+    }
+}
