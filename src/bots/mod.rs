@@ -4,6 +4,8 @@ mod greedy;
 mod matches;
 mod mcts;
 mod minimax;
+#[cfg(feature = "train")]
+pub mod policy;
 
 use std::fmt;
 use std::str::FromStr;
@@ -58,6 +60,10 @@ pub enum BotSpec {
     Minimax(u32),
     /// `mcts:N`
     Mcts(u32),
+    /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search): a trained
+    /// checkpoint, loaded and checked when the name is parsed.
+    #[cfg(feature = "train")]
+    Policy { path: String, sims: Option<u32> },
 }
 
 /// Why a bot name was refused.
@@ -75,6 +81,22 @@ impl FromStr for BotSpec {
     type Err = BotSpecError;
 
     fn from_str(s: &str) -> Result<BotSpec, BotSpecError> {
+        #[cfg(feature = "train")]
+        if let Some(rest) = s.strip_prefix("policy:") {
+            let bad = |why: String| BotSpecError::Parameter { spec: s.to_string(), why };
+            let (path, sims) = match rest.rsplit_once(':') {
+                Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                    let n: u32 = n.parse().map_err(|_| bad(format!("simulations '{n}' out of range")))?;
+                    if n == 0 || n > 100_000 {
+                        return Err(bad("simulations must be 1 to 100000".to_string()));
+                    }
+                    (p, Some(n))
+                }
+                _ => (rest, None),
+            };
+            policy::load(path).map_err(|e| bad(format!("{e:#}")))?;
+            return Ok(BotSpec::Policy { path: path.to_string(), sims });
+        }
         let (name, arg) = match s.split_once(':') {
             Some((n, a)) => (n, Some(a)),
             None => (s, None),
@@ -105,18 +127,36 @@ impl fmt::Display for BotSpec {
             BotSpec::Greedy => f.write_str("greedy"),
             BotSpec::Minimax(d) => write!(f, "minimax:{d}"),
             BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
+            #[cfg(feature = "train")]
+            BotSpec::Policy { path, sims: None } => write!(f, "policy:{path}"),
+            #[cfg(feature = "train")]
+            BotSpec::Policy { path, sims: Some(n) } => write!(f, "policy:{path}:{n}"),
         }
     }
 }
 
 impl BotSpec {
+    /// Refuses a bot that cannot play under `rules` (a network trained for other rules).
+    pub fn check_rules(&self, rules: &crate::rules::Rules) -> anyhow::Result<()> {
+        match self {
+            #[cfg(feature = "train")]
+            BotSpec::Policy { path, .. } => policy::check_rules(path, rules),
+            _ => {
+                let _ = rules;
+                Ok(())
+            }
+        }
+    }
+
     /// A fresh player for one game.
     pub fn build(&self) -> Box<dyn Bot> {
-        match *self {
+        match self {
             BotSpec::Random => Box::new(RandomBot),
             BotSpec::Greedy => Box::new(Greedy),
-            BotSpec::Minimax(d) => Box::new(Minimax::new(d)),
-            BotSpec::Mcts(n) => Box::new(Mcts::new(n)),
+            BotSpec::Minimax(d) => Box::new(Minimax::new(*d)),
+            BotSpec::Mcts(n) => Box::new(Mcts::new(*n)),
+            #[cfg(feature = "train")]
+            BotSpec::Policy { path, sims } => Box::new(policy::PolicyBot::from_cache(path, *sims)),
         }
     }
 }

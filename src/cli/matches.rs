@@ -49,6 +49,8 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
         games: a.games,
         seed: a.seed,
     };
+    cfg.south.check_rules(&cfg.rules)?;
+    cfg.north.check_rules(&cfg.rules)?;
     let bar = ProgressBar::new(cfg.games as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} elapsed, eta {eta}")
             .expect("valid template"),

@@ -3,6 +3,8 @@
 mod bench;
 mod matches;
 mod show;
+#[cfg(feature = "train")]
+mod train;
 
 use std::io::Write;
 
@@ -27,6 +29,9 @@ enum Command {
     /// Measure throughput.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Train a policy/value network by self-play from a TOML config.
+    #[cfg(feature = "train")]
+    Train(train::TrainArgs),
 }
 
 /// Rule flags shared by every subcommand that plays a game.
@@ -103,5 +108,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Show(a) => show::run(a),
         Command::Match(a) => matches::run(a),
         Command::Bench(b) => bench::run(b),
+        #[cfg(feature = "train")]
+        Command::Train(a) => train::run(a),
     }
 }

@@ -1,0 +1,85 @@
+//! The trained network as a player: `policy:PATH` plays the best legal move by the network's
+//! policy; `policy:PATH:SIMS` searches SIMS simulations (Gumbel, no noise) with it first.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+use burn::prelude::*;
+use rand::RngExt;
+use rand::rngs::SmallRng;
+
+use super::Bot;
+use crate::nn::{Net, NetEvaluator};
+use crate::rules::{Move, Position, Rules, RulesSpec};
+use crate::search::{SearchConfig, search_batch};
+use crate::train::{checkpoint, eval::greedy_actions};
+
+/// Checkpoints loaded so far, by path: each game builds its own bot from a copy.
+fn cache() -> &'static Mutex<HashMap<String, (Net, RulesSpec)>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, (Net, RulesSpec)>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Loads a checkpoint (a folder, its `meta.json` or its `model.bpk`) once; the rules it was
+/// trained for.
+pub fn load(path: &str) -> anyhow::Result<RulesSpec> {
+    let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = c.get(path) {
+        return Ok(*r);
+    }
+    let (net, meta) = checkpoint::load_net(&checkpoint::folder(Path::new(path)), &Device::flex())?;
+    c.insert(path.to_string(), (net.valid(), meta.rules));
+    Ok(meta.rules)
+}
+
+/// Refuses a checkpoint trained for other rules than `rules`.
+pub fn check_rules(path: &str, rules: &Rules) -> anyhow::Result<()> {
+    let trained = load(path)?;
+    if trained != rules.spec() {
+        let t = trained.build().map(|r| r.describe()).unwrap_or_default();
+        anyhow::bail!(
+            "policy:{path} was trained for {t}, not {}",
+            rules.describe()
+        );
+    }
+    Ok(())
+}
+
+/// A network player.
+pub struct PolicyBot {
+    ev: NetEvaluator,
+    sims: Option<u32>,
+}
+
+impl PolicyBot {
+    /// A player from a checkpoint already checked by [`load`].
+    pub fn from_cache(path: &str, sims: Option<u32>) -> PolicyBot {
+        let net = match cache().lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+            Some((net, rules)) => (net.clone(), rules.pits as usize),
+            None => panic!("policy:{path} was not loaded when its name was parsed"),
+        };
+        PolicyBot {
+            ev: NetEvaluator::new(net.0, net.1, Device::flex()),
+            sims,
+        }
+    }
+}
+
+impl Bot for PolicyBot {
+    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+        let pits = pos.rules().pits();
+        let action = match self.sims {
+            None => greedy_actions(&[*pos], &mut self.ev)[0],
+            Some(n) => {
+                let cfg = SearchConfig {
+                    simulations: n,
+                    considered_actions: pits as u32 + 1,
+                    ..SearchConfig::default()
+                };
+                search_batch(&[*pos], &[0.0], &cfg, &mut self.ev, rng.random())[0].action
+            }
+        };
+        Move::from_action(action, pits)
+    }
+}

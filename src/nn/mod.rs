@@ -1,0 +1,231 @@
+//! The policy/value network (a burn MLP), the observation it reads, and the batch evaluator that
+//! lets [`crate::search`] call it.
+//!
+//! Observation for the player to move, `2m + 3` floats: own pits 1..m, opponent pits 1..m (each
+//! divided by the seeds per pit `n`), own store, opponent store (each divided by half the seeds on
+//! the board), and 1 if the pie answer `swap` is legal now. Outputs: `m + 1` policy logits (pit
+//! `p` at index `p - 1`, swap at `m`; the caller masks illegal moves), a value in [-1, 1] (the
+//! expected result for the player to move) and a margin in [-1, 1] (the expected final margin for
+//! the player to move, divided by all seeds).
+
+use burn::nn::{Linear, LinearConfig};
+use burn::prelude::*;
+use burn::tensor::activation;
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Position, Side};
+use crate::search::Evaluator;
+
+/// Hidden-layer nonlinearity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Activation {
+    /// max(0, x)
+    Relu,
+    /// Gaussian error linear unit.
+    Gelu,
+    /// x * sigmoid(x)
+    Silu,
+    /// tanh(x)
+    Tanh,
+}
+
+/// Network shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Width of every hidden layer.
+    pub hidden: usize,
+    /// Number of hidden layers.
+    pub layers: usize,
+    /// Hidden-layer nonlinearity.
+    pub activation: Activation,
+}
+
+/// Observation length for `pits` pits per side.
+pub fn inputs(pits: usize) -> usize {
+    2 * pits + 3
+}
+
+/// Writes the observation of `pos` for the player to move into `out` (length [`inputs`]).
+pub fn encode(pos: &Position, out: &mut [f32]) {
+    let rules = pos.rules();
+    let m = rules.pits();
+    let me = pos.to_move();
+    let opp = me.other();
+    let pit_scale = 1.0 / rules.seeds().max(1) as f32;
+    let store_scale = 2.0 / rules.total_seeds().max(1) as f32;
+    for (o, &s) in out[..m].iter_mut().zip(pos.row(me)) {
+        *o = s as f32 * pit_scale;
+    }
+    for (o, &s) in out[m..2 * m].iter_mut().zip(pos.row(opp)) {
+        *o = s as f32 * pit_scale;
+    }
+    out[2 * m] = pos.store(me) as f32 * store_scale;
+    out[2 * m + 1] = pos.store(opp) as f32 * store_scale;
+    out[2 * m + 2] = if pos.swap_allowed() { 1.0 } else { 0.0 };
+}
+
+/// Observations of a batch of positions as one `[len, inputs]` tensor.
+pub fn encode_batch(positions: &[Position], pits: usize, device: &Device) -> Tensor<2> {
+    let k = inputs(pits);
+    let mut buf = vec![0.0f32; positions.len() * k];
+    for (p, out) in positions.iter().zip(buf.chunks_exact_mut(k)) {
+        encode(p, out);
+    }
+    Tensor::from_data(TensorData::new(buf, [positions.len(), k]), device)
+}
+
+/// The final margin for `seat` divided by all seeds: the margin head's target.
+pub fn margin_target(final_pos: &Position, seat: Side) -> f32 {
+    let m = final_pos.margin() as f32 / final_pos.rules().total_seeds().max(1) as f32;
+    if seat == Side::South { m } else { -m }
+}
+
+/// The policy/value MLP.
+#[derive(Module, Debug)]
+pub struct Net {
+    trunk: Vec<Linear>,
+    policy: Linear,
+    /// Two outputs: value and margin, each through tanh.
+    value: Linear,
+    #[module(skip)]
+    activation: Activation,
+}
+
+/// What one forward pass gives.
+pub struct NetOutput {
+    /// `[batch, m + 1]` raw logits.
+    pub logits: Tensor<2>,
+    /// `[batch, 1]` expected result in [-1, 1].
+    pub value: Tensor<2>,
+    /// `[batch, 1]` expected margin / all seeds, in [-1, 1].
+    pub margin: Tensor<2>,
+}
+
+impl Net {
+    /// A freshly initialised network for `pits` pits per side.
+    pub fn new(cfg: &NetConfig, pits: usize, device: &Device) -> Net {
+        let mut trunk = Vec::with_capacity(cfg.layers);
+        let mut width = inputs(pits);
+        for _ in 0..cfg.layers {
+            trunk.push(LinearConfig::new(width, cfg.hidden).init(device));
+            width = cfg.hidden;
+        }
+        Net {
+            trunk,
+            policy: LinearConfig::new(width, pits + 1).init(device),
+            value: LinearConfig::new(width, 2).init(device),
+            activation: cfg.activation,
+        }
+    }
+
+    /// One forward pass over a `[batch, inputs]` observation tensor.
+    pub fn forward(&self, x: Tensor<2>) -> NetOutput {
+        let mut h = x;
+        for layer in &self.trunk {
+            h = layer.forward(h);
+            h = match self.activation {
+                Activation::Relu => activation::relu(h),
+                Activation::Gelu => activation::gelu(h),
+                Activation::Silu => activation::silu(h),
+                Activation::Tanh => activation::tanh(h),
+            };
+        }
+        let logits = self.policy.forward(h.clone());
+        let heads = activation::tanh(self.value.forward(h));
+        NetOutput {
+            logits,
+            value: heads.clone().narrow(1, 0, 1),
+            margin: heads.narrow(1, 1, 1),
+        }
+    }
+}
+
+/// Calls a network (without autodiff) on batches of positions for the search.
+pub struct NetEvaluator {
+    net: Net,
+    pits: usize,
+    device: Device,
+    /// Positions evaluated so far.
+    pub evaluated: u64,
+}
+
+impl NetEvaluator {
+    /// Wraps a network; `net` should be a validation copy (`Module::valid`).
+    pub fn new(net: Net, pits: usize, device: Device) -> NetEvaluator {
+        NetEvaluator {
+            net,
+            pits,
+            device,
+            evaluated: 0,
+        }
+    }
+
+    /// The wrapped network.
+    pub fn net(&self) -> &Net {
+        &self.net
+    }
+}
+
+impl Evaluator for NetEvaluator {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+        logits.clear();
+        values.clear();
+        if positions.is_empty() {
+            return;
+        }
+        let x = encode_batch(positions, self.pits, &self.device);
+        let out = self.net.forward(x);
+        logits.extend(
+            out.logits
+                .into_data()
+                .try_into_vec::<f32>()
+                .expect("f32 logits"),
+        );
+        values.extend(
+            out.value
+                .into_data()
+                .try_into_vec::<f32>()
+                .expect("f32 values"),
+        );
+        self.evaluated += positions.len() as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn observation_is_from_the_movers_view() {
+        let rules = Rules::kalah64();
+        let pos = Position::parse("0,1,2,3,4,5,6/7,8,9,10,11,12,0 n", &rules)
+            .unwrap_or_else(|_| Position::parse("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", &rules).unwrap());
+        let mut o = vec![0.0; inputs(6)];
+        encode(&pos, &mut o);
+        let me = pos.to_move();
+        assert_eq!(o[0], pos.pit(me, 1) as f32 / 4.0);
+        assert_eq!(o[6], pos.pit(me.other(), 1) as f32 / 4.0);
+        assert_eq!(o[12], pos.store(me) as f32 / 24.0);
+    }
+
+    #[test]
+    fn forward_shapes_and_ranges() {
+        let device = Device::flex();
+        let cfg = NetConfig {
+            hidden: 16,
+            layers: 2,
+            activation: Activation::Relu,
+        };
+        let net = Net::new(&cfg, 6, &device);
+        let mut ev = NetEvaluator::new(net, 6, device);
+        let pos = [Position::start(&Rules::kalah64()); 5];
+        let (mut l, mut v) = (Vec::new(), Vec::new());
+        ev.evaluate(&pos, &mut l, &mut v);
+        assert_eq!(l.len(), 5 * 7);
+        assert_eq!(v.len(), 5);
+        assert!(v.iter().all(|x| x.abs() <= 1.0));
+    }
+}

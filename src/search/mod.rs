@@ -1,0 +1,570 @@
+//! Gumbel AlphaZero search over a batch of games, one tree per game, guided by an [`Evaluator`].
+//!
+//! Every simulation step descends once in every game's tree and hands the leaves of all games to
+//! the evaluator in one call, so a network sees the whole batch at once. The root uses Gumbel
+//! top-k sampling and sequential halving (Danihelka et al., "Policy improvement by planning with
+//! Gumbel", ICLR 2022); inner nodes pick the action that brings the visit distribution closest to
+//! the improved policy. No burn here: the evaluator is a trait.
+//!
+//! Values are for the player to move at a node. An extra turn keeps the player, so a child's value
+//! counts for its parent as is; any other move (the pie answer included, which exchanges the
+//! players' seats) hands the move to the other player and flips the sign.
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Move, Position, Side};
+
+/// Most actions a position can have: 12 pits (see [`crate::rules::MAX_PITS`]) and the pie answer.
+pub const MAX_ACTIONS: usize = crate::rules::MAX_PITS as usize + 1;
+
+/// Scores a batch of positions that are not over, for the player to move in each.
+pub trait Evaluator {
+    /// Writes `actions` raw policy logits per position into `logits` (action index as in
+    /// [`Move::action`]; illegal actions are masked by the caller) and one value in [-1, 1] per
+    /// position into `values`. Both vectors are cleared first.
+    fn evaluate(&mut self, positions: &[Position], logits: &mut Vec<f32>, values: &mut Vec<f32>);
+}
+
+/// A uniform policy and a zero value: search with it is plain sequential halving on rollouts-free
+/// visit counts, useful for tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
+
+impl Evaluator for UniformEvaluator {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+        logits.clear();
+        values.clear();
+        if let Some(p) = positions.first() {
+            logits.resize(positions.len() * (p.rules().pits() + 1), 0.0);
+        }
+        values.resize(positions.len(), 0.0);
+    }
+}
+
+/// Search settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Simulations per move (network evaluations per game per move, at most).
+    pub simulations: u32,
+    /// Actions sampled at the root (Gumbel top-k) for sequential halving.
+    pub considered_actions: u32,
+    /// `c_visit` of the Q transform sigma(q) = (c_visit + max N) * c_scale * q.
+    pub c_visit: f32,
+    /// `c_scale` of the Q transform.
+    pub c_scale: f32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            simulations: 16,
+            considered_actions: 8,
+            c_visit: 50.0,
+            c_scale: 1.0,
+        }
+    }
+}
+
+/// What the search says about one root.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move to play.
+    pub action: usize,
+    /// The improved policy over action indexes (zero for illegal actions): the training target.
+    pub policy: Vec<f32>,
+    /// The root's value after search, for the player to move.
+    pub value: f32,
+    /// The network's value of the root before search.
+    pub net_value: f32,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Edge {
+    action: u8,
+    /// The other player moves next: the child's value counts negated.
+    flip: bool,
+    logit: f32,
+    child: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    pos: Position,
+    /// Index of the first edge in the tree's edge list; `NONE` until expanded.
+    first_edge: u32,
+    edges: u8,
+    terminal: bool,
+    /// The network's (or the final result's) value for the player to move here.
+    value: f32,
+    visits: u32,
+    value_sum: f32,
+}
+
+/// One game's tree and its root schedule.
+struct Tree {
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    rng: SmallRng,
+    gumbel: [f32; MAX_ACTIONS],
+    /// Root edges still in the running (indexes into the root's edges).
+    remaining: Vec<usize>,
+    /// Root edges to visit in the current phase, popped from the back.
+    queue: Vec<usize>,
+    sims_left: u32,
+    phase_budget: u32,
+    phases: u32,
+    /// The path of the simulation in flight: (node, edge index in `edges`), and its leaf.
+    path: Vec<(u32, u32)>,
+    leaf: u32,
+    /// The leaf needs the evaluator.
+    pending: bool,
+}
+
+/// Result of a finished game for the player in `seat`: 1, 0 or -1.
+pub fn result_for(pos: &Position, seat: Side) -> f32 {
+    let m = pos.margin();
+    let m = if seat == Side::South { m } else { -m };
+    m.signum() as f32
+}
+
+fn new_node(pos: Position) -> Node {
+    Node {
+        pos,
+        first_edge: NONE,
+        edges: 0,
+        terminal: false,
+        value: 0.0,
+        visits: 0,
+        value_sum: 0.0,
+    }
+}
+
+/// Softmax over legal entries of `x` (the first `n` entries), in place.
+fn softmax(x: &mut [f32]) {
+    let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in x.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    for v in x.iter_mut() {
+        *v /= sum;
+    }
+}
+
+impl Tree {
+    fn new(root: Position, seed: u64) -> Tree {
+        Tree {
+            nodes: vec![new_node(root)],
+            edges: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+            gumbel: [0.0; MAX_ACTIONS],
+            remaining: Vec::new(),
+            queue: Vec::new(),
+            sims_left: 0,
+            phase_budget: 0,
+            phases: 0,
+            path: Vec::new(),
+            leaf: 0,
+            pending: false,
+        }
+    }
+
+    /// Gives node `n` its edges from the evaluator's logits and value.
+    fn expand(&mut self, n: u32, logits: &[f32], value: f32) {
+        let node = &mut self.nodes[n as usize];
+        node.first_edge = self.edges.len() as u32;
+        node.value = value;
+        let pits = node.pos.rules().pits();
+        let pos = node.pos;
+        let mut count = 0;
+        for mv in pos.legal_moves().iter() {
+            let a = mv.action(pits);
+            self.edges.push(Edge {
+                action: a as u8,
+                flip: true,
+                logit: logits[a],
+                child: NONE,
+            });
+            count += 1;
+        }
+        self.nodes[n as usize].edges = count;
+    }
+
+    /// Mean value of edge `e`'s child for the player at the edge's parent, if visited.
+    fn q(&self, e: &Edge) -> Option<f32> {
+        if e.child == NONE {
+            return None;
+        }
+        let c = &self.nodes[e.child as usize];
+        if c.visits == 0 {
+            return None;
+        }
+        let q = c.value_sum / c.visits as f32;
+        Some(if e.flip { -q } else { q })
+    }
+
+    fn visits(&self, e: &Edge) -> u32 {
+        if e.child == NONE {
+            0
+        } else {
+            self.nodes[e.child as usize].visits
+        }
+    }
+
+    /// sigma(completed Q) for every edge of node `n`, and the prior probabilities.
+    fn transformed_q(&self, n: u32, cfg: &SearchConfig, sigma: &mut [f32], prior: &mut [f32]) {
+        let node = &self.nodes[n as usize];
+        let edges = &self.edges[node.first_edge as usize..][..node.edges as usize];
+        for (p, e) in prior.iter_mut().zip(edges) {
+            *p = e.logit;
+        }
+        softmax(&mut prior[..edges.len()]);
+        let mut total = 0u32;
+        let mut max_n = 0u32;
+        let mut pq = 0.0;
+        let mut p_visited = 0.0;
+        for (e, p) in edges.iter().zip(prior.iter()) {
+            let v = self.visits(e);
+            total += v;
+            max_n = max_n.max(v);
+            if let Some(q) = self.q(e) {
+                pq += p * q;
+                p_visited += p;
+            }
+        }
+        let v_mix = if p_visited > 0.0 {
+            (node.value + total as f32 / p_visited * pq) / (1.0 + total as f32)
+        } else {
+            node.value
+        };
+        let scale = (cfg.c_visit + max_n as f32) * cfg.c_scale;
+        for (s, e) in sigma.iter_mut().zip(edges) {
+            let q = self.q(e).unwrap_or(v_mix);
+            *s = scale * (q + 1.0) * 0.5;
+        }
+    }
+
+    /// The edge (index into `edges`) an inner node descends through.
+    fn select_inner(&self, n: u32, cfg: &SearchConfig) -> u32 {
+        let node = &self.nodes[n as usize];
+        let k = node.edges as usize;
+        let mut sigma = [0.0; MAX_ACTIONS];
+        let mut prior = [0.0; MAX_ACTIONS];
+        self.transformed_q(n, cfg, &mut sigma, &mut prior);
+        let first = node.first_edge as usize;
+        let mut pi = [0.0; MAX_ACTIONS];
+        for i in 0..k {
+            pi[i] = self.edges[first + i].logit + sigma[i];
+        }
+        softmax(&mut pi[..k]);
+        let total: u32 = (0..k).map(|i| self.visits(&self.edges[first + i])).sum();
+        let mut best = 0;
+        let mut best_score = f32::NEG_INFINITY;
+        for (i, p) in pi.iter().enumerate().take(k) {
+            let score = p - self.visits(&self.edges[first + i]) as f32 / (1.0 + total as f32);
+            if score > best_score {
+                best_score = score;
+                best = i;
+            }
+        }
+        (first + best) as u32
+    }
+
+    /// Root score used by sequential halving: g + logit + sigma(q).
+    fn root_scores(&self, cfg: &SearchConfig) -> [f32; MAX_ACTIONS] {
+        let mut sigma = [0.0; MAX_ACTIONS];
+        let mut prior = [0.0; MAX_ACTIONS];
+        self.transformed_q(0, cfg, &mut sigma, &mut prior);
+        let root = &self.nodes[0];
+        let mut s = [f32::NEG_INFINITY; MAX_ACTIONS];
+        for i in 0..root.edges as usize {
+            s[i] = self.gumbel[i] + self.edges[root.first_edge as usize + i].logit + sigma[i];
+        }
+        s
+    }
+
+    /// Sets up sequential halving once the root is expanded.
+    fn start_root(&mut self, cfg: &SearchConfig, temperature: f32) {
+        let k = self.nodes[0].edges as usize;
+        for i in 0..k {
+            let u: f64 = self.rng.random::<f64>().clamp(1e-12, 1.0 - 1e-12);
+            self.gumbel[i] = temperature * (-(-u.ln()).ln()) as f32;
+        }
+        let first = self.nodes[0].first_edge as usize;
+        let mut order: Vec<usize> = (0..k).collect();
+        let key = |i: usize| self.gumbel[i] + self.edges[first + i].logit;
+        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)));
+        order.truncate((cfg.considered_actions as usize).clamp(1, k));
+        self.remaining = order;
+        self.sims_left = if k > 1 { cfg.simulations } else { 0 };
+        self.phases = (self.remaining.len() as f32).log2().ceil().max(1.0) as u32;
+        self.phase_budget = cfg.simulations;
+        self.queue.clear();
+    }
+
+    /// The root edge (index into the root's edges) the next simulation starts with.
+    fn next_root_edge(&mut self, cfg: &SearchConfig) -> usize {
+        if self.queue.is_empty() {
+            if !self.phase_done_once() {
+                // First phase: nothing to halve yet.
+            } else if self.remaining.len() > 1 {
+                let s = self.root_scores(cfg);
+                self.remaining.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
+                let keep = self.remaining.len().div_ceil(2);
+                self.remaining.truncate(keep);
+            }
+            let per = (self.phase_budget / (self.phases * self.remaining.len() as u32)).max(1);
+            for _ in 0..per {
+                self.queue.extend(self.remaining.iter().rev());
+            }
+            self.queue.reverse();
+        }
+        self.queue.pop().expect("queue refilled above")
+    }
+
+    fn phase_done_once(&self) -> bool {
+        // Any root child visited means a phase has run.
+        let root = &self.nodes[0];
+        (0..root.edges as usize).any(|i| self.visits(&self.edges[root.first_edge as usize + i]) > 0)
+    }
+
+    /// Descends from the root along one simulation; returns whether the leaf needs the evaluator.
+    /// A terminal leaf is backed up at once.
+    fn descend(&mut self, cfg: &SearchConfig) -> bool {
+        self.path.clear();
+        let mut n = 0u32;
+        let root_first = self.nodes[0].first_edge;
+        let mut e = root_first + self.next_root_edge(cfg) as u32;
+        loop {
+            self.path.push((n, e));
+            let edge = self.edges[e as usize];
+            if edge.child == NONE {
+                let pos = self.nodes[n as usize].pos;
+                let mut child = pos;
+                let out = child.play(Move::from_action(edge.action as usize, pos.rules().pits()));
+                let out = out.expect("edges hold legal moves");
+                let mut node = new_node(child);
+                if out.game_over {
+                    // The result for the player who would move in the child.
+                    let mover = pos.to_move();
+                    let seat = if out.extra_turn { mover } else { mover.other() };
+                    node.terminal = true;
+                    node.value = result_for(&child, seat);
+                }
+                let id = self.nodes.len() as u32;
+                self.nodes.push(node);
+                let edge = &mut self.edges[e as usize];
+                edge.child = id;
+                edge.flip = !out.extra_turn;
+                self.leaf = id;
+                if node.terminal {
+                    self.backup(node.value);
+                    return false;
+                }
+                return true;
+            }
+            n = edge.child;
+            let node = &self.nodes[n as usize];
+            if node.terminal {
+                self.leaf = n;
+                let v = node.value;
+                self.backup(v);
+                return false;
+            }
+            e = self.select_inner(n, cfg);
+        }
+    }
+
+    /// Adds `v` (for the player at the leaf) to the leaf and every node on the path.
+    fn backup(&mut self, mut v: f32) {
+        let leaf = &mut self.nodes[self.leaf as usize];
+        leaf.visits += 1;
+        leaf.value_sum += v;
+        for &(n, e) in self.path.iter().rev() {
+            if self.edges[e as usize].flip {
+                v = -v;
+            }
+            let node = &mut self.nodes[n as usize];
+            node.visits += 1;
+            node.value_sum += v;
+        }
+    }
+
+    fn result(&self, cfg: &SearchConfig, actions: usize) -> SearchResult {
+        let root = &self.nodes[0];
+        let k = root.edges as usize;
+        let first = root.first_edge as usize;
+        let mut sigma = [0.0; MAX_ACTIONS];
+        let mut prior = [0.0; MAX_ACTIONS];
+        self.transformed_q(0, cfg, &mut sigma, &mut prior);
+        let mut pi = [0.0; MAX_ACTIONS];
+        for i in 0..k {
+            pi[i] = self.edges[first + i].logit + sigma[i];
+        }
+        softmax(&mut pi[..k]);
+        let mut policy = vec![0.0; actions];
+        for i in 0..k {
+            policy[self.edges[first + i].action as usize] = pi[i];
+        }
+        let s = self.root_scores(cfg);
+        let best = *self
+            .remaining
+            .iter()
+            .max_by(|&&a, &&b| s[a].total_cmp(&s[b]))
+            .expect("a position that is not over has a legal move");
+        let value = if root.visits > 0 {
+            (root.value + root.value_sum) / (1 + root.visits) as f32
+        } else {
+            root.value
+        };
+        SearchResult {
+            action: self.edges[first + best].action as usize,
+            policy,
+            value,
+            net_value: root.value,
+        }
+    }
+}
+
+/// Searches every root (none may be over) and returns a move and an improved policy for each.
+///
+/// `temperatures[i]` scales the Gumbel noise of root `i`: 0 searches greedily, 1 samples as
+/// Gumbel AlphaZero does. `seed` makes the noise reproducible.
+pub fn search_batch(
+    roots: &[Position],
+    temperatures: &[f32],
+    cfg: &SearchConfig,
+    evaluator: &mut dyn Evaluator,
+    seed: u64,
+) -> Vec<SearchResult> {
+    if roots.is_empty() {
+        return Vec::new();
+    }
+    let actions = roots[0].rules().pits() + 1;
+    let mut trees: Vec<Tree> = roots
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| Tree::new(p, seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        .collect();
+    let mut logits = Vec::new();
+    let mut values = Vec::new();
+    evaluator.evaluate(roots, &mut logits, &mut values);
+    trees
+        .par_iter_mut()
+        .zip(temperatures.par_iter())
+        .enumerate()
+        .for_each(|(i, (t, &temp))| {
+            t.expand(0, &logits[i * actions..(i + 1) * actions], values[i]);
+            t.start_root(cfg, temp);
+        });
+    let mut leaves: Vec<Position> = Vec::with_capacity(trees.len());
+    let mut owners: Vec<usize> = Vec::with_capacity(trees.len());
+    loop {
+        let any = trees.par_iter_mut().any(|t| t.sims_left > 0);
+        if !any {
+            break;
+        }
+        trees.par_iter_mut().for_each(|t| {
+            t.pending = false;
+            if t.sims_left > 0 {
+                t.sims_left -= 1;
+                t.pending = t.descend(cfg);
+            }
+        });
+        leaves.clear();
+        owners.clear();
+        for (i, t) in trees.iter().enumerate() {
+            if t.pending {
+                leaves.push(t.nodes[t.leaf as usize].pos);
+                owners.push(i);
+            }
+        }
+        if leaves.is_empty() {
+            continue;
+        }
+        evaluator.evaluate(&leaves, &mut logits, &mut values);
+        let mut slots: Vec<Option<usize>> = vec![None; trees.len()];
+        for (j, &i) in owners.iter().enumerate() {
+            slots[i] = Some(j);
+        }
+        trees
+            .par_iter_mut()
+            .zip(slots.par_iter())
+            .for_each(|(t, slot)| {
+                if let Some(j) = *slot {
+                    let leaf = t.leaf;
+                    t.expand(leaf, &logits[j * actions..(j + 1) * actions], values[j]);
+                    t.backup(values[j]);
+                }
+            });
+    }
+    trees.par_iter().map(|t| t.result(cfg, actions)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn finds_the_winning_capture_with_a_uniform_evaluator() {
+        // Pit 2 captures North's 3 seeds and empties North's row: an immediate win.
+        let rules = Rules::new(3, 2).unwrap();
+        let pos = Position::parse("1,1,0,5/3,0,0,5 s", &rules).unwrap();
+        let cfg = SearchConfig {
+            simulations: 32,
+            ..SearchConfig::default()
+        };
+        let r = search_batch(
+            &[pos; 4],
+            &[0.0, 0.0, 1.0, 1.0],
+            &cfg,
+            &mut UniformEvaluator,
+            7,
+        );
+        for x in &r {
+            assert!((x.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!(x.policy[1] > x.policy[0], "{:?}", x.policy);
+        }
+        assert_eq!(r[0].action, 1);
+        assert_eq!(r[1].action, 1);
+    }
+
+    #[test]
+    fn plays_out_games_with_any_rules() {
+        for rules in [Rules::kalah64(), Rules::new(4, 3).unwrap().with_pie(true)] {
+            let cfg = SearchConfig {
+                simulations: 8,
+                ..SearchConfig::default()
+            };
+            let mut pos = [Position::start(&rules); 3];
+            for ply in 0..400 {
+                let live: Vec<usize> = (0..3).filter(|&i| !pos[i].is_over()).collect();
+                if live.is_empty() {
+                    break;
+                }
+                let roots: Vec<Position> = live.iter().map(|&i| pos[i]).collect();
+                let r = search_batch(
+                    &roots,
+                    &vec![1.0; roots.len()],
+                    &cfg,
+                    &mut UniformEvaluator,
+                    ply,
+                );
+                for (k, &i) in live.iter().enumerate() {
+                    pos[i]
+                        .play(Move::from_action(r[k].action, rules.pits()))
+                        .unwrap();
+                }
+            }
+            assert!(pos.iter().all(|p| p.is_over()));
+        }
+    }
+}

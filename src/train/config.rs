@@ -1,0 +1,392 @@
+//! The training configuration: a TOML file with `--set key.sub=value` overrides, checked before
+//! anything runs. Unknown keys and impossible values are errors that name the key.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::bots::BotSpec;
+use crate::nn::NetConfig;
+use crate::rules::{Capture, End, Leftover, Preset, Rules};
+use crate::search::SearchConfig;
+
+/// Everything a training run needs to know.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Name, seed, length, folders.
+    pub run: RunConfig,
+    /// The rule set the network learns.
+    #[serde(default)]
+    pub rules: RulesConfig,
+    /// Network shape.
+    pub network: NetConfig,
+    /// Search used in self-play.
+    pub search: SearchConfig,
+    /// Self-play games and exploration.
+    pub selfplay: SelfPlayConfig,
+    /// The replay buffer.
+    pub replay: ReplayConfig,
+    /// The optimiser.
+    pub optim: OptimConfig,
+    /// Periodic evaluation.
+    pub eval: EvalConfig,
+}
+
+/// Run identity and length.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Run name: checkpoints go to `<checkpoint_dir>/<name>`, logs to `<experiment_dir>/<name>`.
+    pub name: String,
+    /// Seed of every random choice of the run.
+    pub seed: u64,
+    /// Training iterations (self-play, then gradient steps).
+    pub iterations: u32,
+    /// Save a checkpoint every this many iterations (and always at the end).
+    pub checkpoint_every: u32,
+    /// Folder of checkpoints.
+    pub checkpoint_dir: PathBuf,
+    /// Folder of TensorBoard logs and experiment notes.
+    pub experiment_dir: PathBuf,
+    /// `cpu` (burn's flex backend) or `cuda` (needs the `cuda` cargo feature).
+    pub device: String,
+}
+
+/// Rules: an optional preset, then each given option on top (like the command line's flags).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RulesConfig {
+    /// Named rule set.
+    pub preset: Option<String>,
+    /// Pits per side.
+    pub pits: Option<u32>,
+    /// Seeds per pit.
+    pub seeds: Option<u32>,
+    /// `standard`, `empty` or `off`.
+    pub capture: Option<String>,
+    /// `owner`, `emptier` or `discard`.
+    pub leftover: Option<String>,
+    /// `immediate` or `on-turn`.
+    pub end: Option<String>,
+    /// The pie rule.
+    pub pie: Option<bool>,
+}
+
+/// Self-play settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Games played in parallel (one search tree each; one network call per simulation step).
+    pub games: usize,
+    /// New positions generated per iteration before training on the buffer.
+    pub positions_per_iteration: usize,
+    /// Gumbel noise scale at the root at the first move of a game (1 = sample as Gumbel AZ).
+    pub temperature_start: f32,
+    /// Gumbel noise scale from `temperature_moves` on.
+    pub temperature_end: f32,
+    /// Moves over which the noise scale goes linearly from start to end.
+    pub temperature_moves: u32,
+    /// Weight of the root search value in the value target (0: the game result alone).
+    pub value_target_mix: f32,
+}
+
+/// Replay buffer settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayConfig {
+    /// Most recent positions kept.
+    pub capacity: usize,
+    /// No training before the buffer holds this many positions.
+    pub min_size: usize,
+}
+
+/// Optimiser settings (AdamW with linear warm-up and cosine decay).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimConfig {
+    /// Positions per gradient step.
+    pub batch_size: usize,
+    /// Gradient steps per iteration.
+    pub steps_per_iteration: u32,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Learning rate at the end of the run (cosine decay from `lr`).
+    pub lr_min: f64,
+    /// Gradient steps of linear warm-up.
+    pub warmup_steps: u32,
+    /// Decoupled weight decay.
+    pub weight_decay: f32,
+    /// Weight of the value loss (policy loss weight is 1).
+    pub value_weight: f32,
+    /// Weight of the margin loss.
+    pub margin_weight: f32,
+}
+
+/// Periodic evaluation settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Evaluate every this many iterations (0: never; the last iteration always is).
+    pub every: u32,
+    /// Games per opponent and seat.
+    pub games: u32,
+    /// Opponents, as bot names (`random`, `greedy`, `minimax:4`, ...).
+    pub opponents: Vec<String>,
+    /// Positions judged by the exact solver (0: skip; needs the solver).
+    pub solver_positions: usize,
+}
+
+impl TrainConfig {
+    /// Reads a config file and applies `key.sub=value` overrides.
+    pub fn load(path: &Path, sets: &[String]) -> anyhow::Result<TrainConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let cfg = TrainConfig::parse(&text, sets)
+            .with_context(|| format!("config {}", path.display()))?;
+        Ok(cfg)
+    }
+
+    /// Parses config text and applies overrides.
+    pub fn parse(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
+        let mut table: toml::Table = text.parse()?;
+        for set in sets {
+            apply_set(&mut table, set)?;
+        }
+        let cfg: TrainConfig = toml::from_str(&toml::to_string(&table)?)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The rules the config names.
+    pub fn rules(&self) -> anyhow::Result<Rules> {
+        self.rules.build()
+    }
+
+    /// The evaluation opponents, parsed.
+    pub fn opponents(&self) -> anyhow::Result<Vec<BotSpec>> {
+        self.eval
+            .opponents
+            .iter()
+            .map(|s| {
+                s.parse::<BotSpec>()
+                    .map_err(|e| anyhow::anyhow!("eval.opponents: {e}"))
+            })
+            .collect()
+    }
+
+    /// Refuses impossible values, naming the key.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        fn check(ok: bool, key: &str, why: &str) -> anyhow::Result<()> {
+            if ok { Ok(()) } else { bail!("{key} {why}") }
+        }
+        let r = &self.run;
+        check(
+            !r.name.is_empty() && !r.name.contains(['/', '\\']) && r.name != "..",
+            "run.name",
+            "must be a plain folder name",
+        )?;
+        check(r.iterations >= 1, "run.iterations", "must be at least 1")?;
+        check(
+            r.checkpoint_every >= 1,
+            "run.checkpoint_every",
+            "must be at least 1",
+        )?;
+        check(
+            matches!(r.device.as_str(), "cpu" | "cuda"),
+            "run.device",
+            "must be cpu or cuda",
+        )?;
+        self.rules().context("rules")?;
+        let n = &self.network;
+        check(
+            (1..=4096).contains(&n.hidden),
+            "network.hidden",
+            "must be 1 to 4096",
+        )?;
+        check(
+            (1..=16).contains(&n.layers),
+            "network.layers",
+            "must be 1 to 16",
+        )?;
+        let s = &self.search;
+        check(
+            (1..=4096).contains(&s.simulations),
+            "search.simulations",
+            "must be 1 to 4096",
+        )?;
+        check(
+            s.considered_actions >= 1,
+            "search.considered_actions",
+            "must be at least 1",
+        )?;
+        check(
+            s.c_visit >= 0.0 && s.c_visit.is_finite(),
+            "search.c_visit",
+            "must be 0 or more",
+        )?;
+        check(
+            s.c_scale > 0.0 && s.c_scale.is_finite(),
+            "search.c_scale",
+            "must be positive",
+        )?;
+        let p = &self.selfplay;
+        check(
+            (1..=65536).contains(&p.games),
+            "selfplay.games",
+            "must be 1 to 65536",
+        )?;
+        check(
+            p.positions_per_iteration >= 1,
+            "selfplay.positions_per_iteration",
+            "must be at least 1",
+        )?;
+        check(
+            p.temperature_start >= 0.0,
+            "selfplay.temperature_start",
+            "must be 0 or more",
+        )?;
+        check(
+            p.temperature_end >= 0.0,
+            "selfplay.temperature_end",
+            "must be 0 or more",
+        )?;
+        check(
+            (0.0..=1.0).contains(&p.value_target_mix),
+            "selfplay.value_target_mix",
+            "must be 0 to 1",
+        )?;
+        let b = &self.replay;
+        check(b.capacity >= 1, "replay.capacity", "must be at least 1")?;
+        check(
+            b.min_size <= b.capacity,
+            "replay.min_size",
+            "must not exceed replay.capacity",
+        )?;
+        let o = &self.optim;
+        check(o.batch_size >= 1, "optim.batch_size", "must be at least 1")?;
+        check(
+            o.lr > 0.0 && o.lr.is_finite(),
+            "optim.lr",
+            "must be positive",
+        )?;
+        check(
+            o.lr_min >= 0.0 && o.lr_min <= o.lr,
+            "optim.lr_min",
+            "must be 0 to optim.lr",
+        )?;
+        check(
+            o.weight_decay >= 0.0,
+            "optim.weight_decay",
+            "must be 0 or more",
+        )?;
+        check(
+            o.value_weight >= 0.0,
+            "optim.value_weight",
+            "must be 0 or more",
+        )?;
+        check(
+            o.margin_weight >= 0.0,
+            "optim.margin_weight",
+            "must be 0 or more",
+        )?;
+        self.opponents()?;
+        Ok(())
+    }
+}
+
+impl RulesConfig {
+    /// Builds the rules: the preset (Kalah(6,4) by default), then each option given.
+    pub fn build(&self) -> anyhow::Result<Rules> {
+        let base = match &self.preset {
+            Some(name) => name.parse::<Preset>()?.rules(),
+            None => Rules::kalah64(),
+        };
+        let mut spec = base.spec();
+        if let Some(m) = self.pits {
+            spec.pits = m;
+        }
+        if let Some(n) = self.seeds {
+            spec.seeds = n;
+        }
+        if let Some(c) = &self.capture {
+            spec.capture = c.parse::<Capture>()?;
+        }
+        if let Some(l) = &self.leftover {
+            spec.leftover = l.parse::<Leftover>()?;
+        }
+        if let Some(e) = &self.end {
+            spec.end = e.parse::<End>()?;
+        }
+        if let Some(p) = self.pie {
+            spec.pie = p;
+        }
+        Ok(spec.build()?)
+    }
+}
+
+/// Applies one `a.b.c=value` override; the value is read as TOML, or as a string if it is not.
+fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()> {
+    let (key, raw) = set
+        .split_once('=')
+        .with_context(|| format!("--set '{set}' is not key=value"))?;
+    let key = key.trim();
+    let value: toml::Value = match format!("v = {}", raw.trim()).parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").expect("parsed above"),
+        Err(_) => toml::Value::String(raw.trim().to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        bail!("--set '{set}': bad key '{key}'");
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .with_context(|| format!("--set '{set}': '{p}' is not a section"))?;
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMOKE: &str = include_str!("../../configs/smoke.toml");
+
+    #[test]
+    fn shipped_configs_parse() {
+        TrainConfig::parse(SMOKE, &[]).unwrap();
+        TrainConfig::parse(include_str!("../../configs/kalah64.toml"), &[]).unwrap();
+    }
+
+    #[test]
+    fn overrides_apply() {
+        let sets = [
+            "search.simulations=8".to_string(),
+            "run.name=other".to_string(),
+        ];
+        let c = TrainConfig::parse(SMOKE, &sets).unwrap();
+        assert_eq!(c.search.simulations, 8);
+        assert_eq!(c.run.name, "other");
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = |sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            format!("{:#}", TrainConfig::parse(SMOKE, &sets).unwrap_err())
+        };
+        assert!(e(&["selfplay.games=0"]).contains("selfplay.games"));
+        assert!(e(&["search.bogus=1"]).contains("bogus"));
+        assert!(e(&["optim.lr=-1"]).contains("optim.lr"));
+        assert!(e(&["network.activation=\"swish\""]).contains("swish"));
+        assert!(e(&["rules.pits=40"]).contains("rules"));
+        assert!(e(&["eval.opponents=[\"deep-blue\"]"]).contains("eval.opponents"));
+    }
+}

@@ -1,0 +1,175 @@
+//! Periodic evaluation: the network alone (best legal move by its policy) against baseline bots
+//! from both seats, all games in lockstep so the network sees one batch per move.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use crate::bots::{Bot, BotSpec};
+use crate::rules::{Move, Position, Rules, Side};
+use crate::search::Evaluator;
+
+/// Results against one opponent from one seat, for the network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatResult {
+    /// The opponent's bot name.
+    pub opponent: String,
+    /// The seat the network started in.
+    pub seat: Side,
+    /// Games played.
+    pub games: u32,
+    /// Games the network won, drew, lost.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Lost games.
+    pub losses: u32,
+    /// Mean final margin for the network.
+    pub mean_margin: f64,
+}
+
+impl SeatResult {
+    /// Share of games won.
+    pub fn win_rate(&self) -> f64 {
+        self.wins as f64 / self.games.max(1) as f64
+    }
+}
+
+/// The best legal action of each position by its logits.
+pub fn greedy_actions(positions: &[Position], evaluator: &mut dyn Evaluator) -> Vec<usize> {
+    let mut logits = Vec::new();
+    let mut values = Vec::new();
+    evaluator.evaluate(positions, &mut logits, &mut values);
+    let mut out = Vec::with_capacity(positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        let a = p.rules().pits() + 1;
+        let l = &logits[i * a..(i + 1) * a];
+        let best = p
+            .legal_moves()
+            .iter()
+            .map(|m| m.action(a - 1))
+            .max_by(|&x, &y| l[x].total_cmp(&l[y]))
+            .expect("a position that is not over has a legal move");
+        out.push(best);
+    }
+    out
+}
+
+struct EvalGame {
+    pos: Position,
+    /// The seat the network sits in now (a pie swap moves it).
+    net_seat: Side,
+    opponent: Box<dyn Bot>,
+    rng: SmallRng,
+}
+
+/// Plays `games` games per opponent and seat; the network picks its moves through `evaluator`.
+pub fn play_vs_bots(
+    rules: &Rules,
+    opponents: &[BotSpec],
+    games: u32,
+    evaluator: &mut dyn Evaluator,
+    seed: u64,
+) -> Vec<SeatResult> {
+    let mut all = Vec::new();
+    let mut keys = Vec::new();
+    for (o, spec) in opponents.iter().enumerate() {
+        for seat in [Side::South, Side::North] {
+            for g in 0..games {
+                let idx = all.len() as u64;
+                all.push(EvalGame {
+                    pos: Position::start(rules),
+                    net_seat: seat,
+                    opponent: spec.build(),
+                    rng: SmallRng::seed_from_u64(seed ^ idx.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                });
+                keys.push((o, seat, g));
+            }
+        }
+    }
+    let pits = rules.pits();
+    loop {
+        // Bots move (in parallel) until every unfinished game waits for the network.
+        all.par_iter_mut().for_each(|g| {
+            while !g.pos.is_over() && g.pos.to_move() != g.net_seat {
+                let mv = g.opponent.choose(&g.pos, &mut g.rng);
+                let out = g.pos.play(mv).expect("bots play legal moves");
+                if out.swapped {
+                    g.net_seat = g.net_seat.other();
+                }
+            }
+        });
+        let waiting: Vec<usize> = (0..all.len()).filter(|&i| !all[i].pos.is_over()).collect();
+        if waiting.is_empty() {
+            break;
+        }
+        let positions: Vec<Position> = waiting.iter().map(|&i| all[i].pos).collect();
+        let actions = greedy_actions(&positions, evaluator);
+        for (&i, a) in waiting.iter().zip(actions) {
+            let g = &mut all[i];
+            let out = g
+                .pos
+                .play(Move::from_action(a, pits))
+                .expect("legal by construction");
+            if out.swapped {
+                g.net_seat = g.net_seat.other();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (o, spec) in opponents.iter().enumerate() {
+        for seat in [Side::South, Side::North] {
+            let mut r = SeatResult {
+                opponent: spec.to_string(),
+                seat,
+                games: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                mean_margin: 0.0,
+            };
+            for (g, k) in all.iter().zip(&keys) {
+                if k.0 != o || k.1 != seat {
+                    continue;
+                }
+                let m = g.pos.margin();
+                let m = if g.net_seat == Side::South { m } else { -m };
+                r.games += 1;
+                match m.signum() {
+                    1 => r.wins += 1,
+                    -1 => r.losses += 1,
+                    _ => r.draws += 1,
+                }
+                r.mean_margin += m as f64;
+            }
+            r.mean_margin /= r.games.max(1) as f64;
+            out.push(r);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::UniformEvaluator;
+
+    #[test]
+    fn every_game_is_counted_once() {
+        let rules = Rules::kalah64().with_pie(true);
+        let r = play_vs_bots(
+            &rules,
+            &[BotSpec::Random, BotSpec::Greedy],
+            5,
+            &mut UniformEvaluator,
+            3,
+        );
+        assert_eq!(r.len(), 4);
+        for s in &r {
+            assert_eq!(s.games, 5);
+            assert_eq!(s.wins + s.draws + s.losses, 5);
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! Self-play training: Gumbel-search self-play into a replay buffer, AdamW steps on the network,
+//! periodic evaluation, TensorBoard logs and checkpoints.
+//!
+//! One iteration: play until `selfplay.positions_per_iteration` new positions are recorded (every
+//! game of the batch searches with the current network; the leaves of all games share one forward
+//! pass per simulation step), then take `optim.steps_per_iteration` gradient steps on uniform
+//! batches from the buffer. The replay buffer is not saved in checkpoints: a resumed run refills it.
+
+pub mod checkpoint;
+pub mod config;
+pub mod eval;
+pub mod selfplay;
+pub mod tb;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::prelude::*;
+use burn::tensor::activation::log_softmax;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use crate::nn::{Net, NetEvaluator, encode_batch};
+use crate::rules::Rules;
+pub use checkpoint::{Evaluation, Meta};
+pub use config::TrainConfig;
+use selfplay::{Replay, Sample, SelfPlay};
+use tb::TbLog;
+
+/// The burn device a config names (`cpu` or `cuda`), without autodiff.
+pub fn device(name: &str) -> anyhow::Result<Device> {
+    match name {
+        "cpu" => Ok(Device::flex()),
+        #[cfg(feature = "cuda")]
+        "cuda" => Ok(Device::cuda(0)),
+        #[cfg(not(feature = "cuda"))]
+        "cuda" => bail!("run.device = \"cuda\" needs kalaha built with the `cuda` feature"),
+        other => bail!("run.device: unknown device '{other}' (expected cpu or cuda)"),
+    }
+}
+
+/// What the trainer reports after each iteration.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Iterations completed.
+    pub iteration: u32,
+    /// Iterations in the run.
+    pub iterations: u32,
+    /// A one-line summary of the iteration.
+    pub message: String,
+}
+
+/// Mean losses over an iteration's gradient steps.
+#[derive(Clone, Copy, Debug, Default)]
+struct Losses {
+    policy: f64,
+    value: f64,
+    margin: f64,
+    entropy: f64,
+}
+
+/// A training run in progress.
+pub struct Trainer {
+    cfg: TrainConfig,
+    rules: Rules,
+    device: Device,
+    train_device: Device,
+    model: Net,
+    optim: ModuleOptimizer,
+    selfplay: SelfPlay,
+    replay: Replay,
+    meta: Meta,
+    checkpoint_dir: PathBuf,
+    log: TbLog,
+}
+
+impl Trainer {
+    /// Starts a run, or continues it from its checkpoint with `resume`.
+    pub fn new(cfg: TrainConfig, resume: bool) -> anyhow::Result<Trainer> {
+        cfg.validate()?;
+        let rules = cfg.rules()?;
+        let device = device(&cfg.run.device)?;
+        let train_device = device.clone().autodiff();
+        let checkpoint_dir = cfg.run.checkpoint_dir.join(&cfg.run.name);
+        let exists = checkpoint_dir.join("meta.json").exists();
+        let optim = AdamWConfig::new()
+            .with_weight_decay(cfg.optim.weight_decay)
+            .init();
+        let (model, optim, meta) = if resume {
+            if !exists {
+                bail!("--resume: no checkpoint at {}", checkpoint_dir.display());
+            }
+            let (net, mut meta) = checkpoint::load_net(&checkpoint_dir, &train_device)?;
+            checkpoint::check_compatible(&meta, &rules, &cfg.network, &checkpoint_dir)?;
+            let optim = checkpoint::load_optim(&checkpoint_dir, optim)?;
+            meta.config = cfg.clone();
+            (net, optim, meta)
+        } else {
+            if exists {
+                bail!(
+                    "a checkpoint already exists at {}: pass --resume to continue it, or choose another run.name",
+                    checkpoint_dir.display()
+                );
+            }
+            train_device.seed(cfg.run.seed);
+            let net = Net::new(&cfg.network, rules.pits(), &train_device);
+            let meta = Meta {
+                format: checkpoint::FORMAT.to_string(),
+                rules: rules.spec(),
+                network: cfg.network,
+                config: cfg.clone(),
+                iteration: 0,
+                step: 0,
+                positions: 0,
+                games: 0,
+                seconds: 0.0,
+                evaluations: Vec::new(),
+            };
+            (net, optim, meta)
+        };
+        let log_dir = cfg.run.experiment_dir.join(&cfg.run.name);
+        std::fs::create_dir_all(&log_dir)
+            .with_context(|| format!("cannot create {}", log_dir.display()))?;
+        let log = TbLog::open(&log_dir);
+        Ok(Trainer {
+            selfplay: SelfPlay::new(&rules, cfg.selfplay.games),
+            replay: Replay::new(cfg.replay.capacity),
+            cfg,
+            rules,
+            device,
+            train_device,
+            model,
+            optim,
+            meta,
+            checkpoint_dir,
+            log,
+        })
+    }
+
+    /// The sidecar as it stands.
+    pub fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    /// Where checkpoints go.
+    pub fn checkpoint_dir(&self) -> &std::path::Path {
+        &self.checkpoint_dir
+    }
+
+    /// Where the TensorBoard event file is.
+    pub fn log_dir(&self) -> &std::path::Path {
+        self.log.dir()
+    }
+
+    /// The learning rate at gradient step `step`: linear warm-up, then cosine decay to `lr_min`.
+    fn lr(&self, step: u64) -> f64 {
+        let o = &self.cfg.optim;
+        let total = (self.cfg.run.iterations as u64 * o.steps_per_iteration as u64).max(1);
+        if step < o.warmup_steps as u64 {
+            return o.lr * (step + 1) as f64 / o.warmup_steps as f64;
+        }
+        let t = ((step - o.warmup_steps as u64) as f64
+            / (total.saturating_sub(o.warmup_steps as u64)).max(1) as f64)
+            .min(1.0);
+        o.lr_min + 0.5 * (o.lr - o.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
+    }
+
+    /// Runs iterations until the configured count or until `stop` is set, checkpointing on the
+    /// way and at the end.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        on_progress: &mut dyn FnMut(&Progress),
+    ) -> anyhow::Result<()> {
+        let iterations = self.cfg.run.iterations;
+        while self.meta.iteration < iterations {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let started = Instant::now();
+            let msg = self.iteration(stop)?;
+            self.meta.seconds += started.elapsed().as_secs_f64();
+            let it = self.meta.iteration;
+            let last = it == iterations || stop.load(Ordering::Relaxed);
+            if it % self.cfg.run.checkpoint_every == 0 || last {
+                self.save()?;
+            }
+            on_progress(&Progress {
+                iteration: it,
+                iterations,
+                message: msg,
+            });
+        }
+        self.save()?;
+        self.log.flush();
+        Ok(())
+    }
+
+    /// Writes a checkpoint now.
+    pub fn save(&mut self) -> anyhow::Result<()> {
+        checkpoint::save(&self.checkpoint_dir, &self.model, &self.optim, &self.meta)
+    }
+
+    fn iteration(&mut self, stop: &AtomicBool) -> anyhow::Result<String> {
+        let it = self.meta.iteration + 1;
+        let seed = self.cfg.run.seed ^ (it as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        let pits = self.rules.pits();
+
+        // Self-play with the current network.
+        let t = Instant::now();
+        let mut ev = NetEvaluator::new(self.model.valid(), pits, self.device.clone());
+        let st = self.selfplay.generate(
+            self.cfg.selfplay.positions_per_iteration,
+            &self.cfg.selfplay,
+            &self.cfg.search,
+            &mut ev,
+            &mut self.replay,
+            seed,
+            stop,
+        );
+        let sp_secs = t.elapsed().as_secs_f64().max(1e-9);
+        self.meta.positions += st.positions;
+        self.meta.games += st.games;
+
+        // Learning.
+        let t = Instant::now();
+        let mut losses = Losses::default();
+        let mut steps = 0u32;
+        if self.replay.len() >= self.cfg.replay.min_size.max(1) {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            for _ in 0..self.cfg.optim.steps_per_iteration {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let batch = self.replay.batch(self.cfg.optim.batch_size, &mut rng);
+                let lr = self.lr(self.meta.step);
+                let l = self.train_step(&batch, lr);
+                losses.policy += l.policy;
+                losses.value += l.value;
+                losses.margin += l.margin;
+                losses.entropy += l.entropy;
+                steps += 1;
+                self.meta.step += 1;
+            }
+        }
+        let train_secs = t.elapsed().as_secs_f64().max(1e-9);
+        let n = steps.max(1) as f64;
+        let samples = steps as f64 * self.cfg.optim.batch_size as f64;
+        self.meta.iteration = it;
+
+        let pos_rate = st.positions as f64 / sp_secs;
+        let eval_rate = ev.evaluated as f64 / sp_secs;
+        let sample_rate = samples / train_secs;
+        let step = it as u64;
+        let lr_now = self.lr(self.meta.step);
+        let log = &mut self.log;
+        log.scalar("throughput/positions_per_sec", pos_rate, step);
+        log.scalar("throughput/evals_per_sec", eval_rate, step);
+        log.scalar("throughput/samples_per_sec", sample_rate, step);
+        log.scalar("selfplay/games", st.games as f64, step);
+        if st.games > 0 {
+            log.scalar(
+                "selfplay/game_length",
+                st.game_moves as f64 / st.games as f64,
+                step,
+            );
+            log.scalar(
+                "selfplay/south_win_rate",
+                st.results[0] as f64 / st.games as f64,
+                step,
+            );
+            log.scalar(
+                "selfplay/draw_rate",
+                st.results[2] as f64 / st.games as f64,
+                step,
+            );
+        }
+        log.scalar("replay/size", self.replay.len() as f64, step);
+        if steps > 0 {
+            log.scalar("loss/policy", losses.policy / n, step);
+            log.scalar("loss/value", losses.value / n, step);
+            log.scalar("loss/margin", losses.margin / n, step);
+            log.scalar("policy/entropy", losses.entropy / n, step);
+            log.scalar("optim/lr", lr_now, step);
+        }
+        let mut msg = format!(
+            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3}",
+            losses.policy / n,
+            losses.value / n
+        );
+
+        let every = self.cfg.eval.every;
+        let due = (every > 0 && it % every == 0) || it == self.cfg.run.iterations;
+        if due && !stop.load(Ordering::Relaxed) {
+            let e = self.evaluate()?;
+            for r in &e.games {
+                let tag = format!("eval/{}/{}", r.opponent, r.seat.name());
+                self.log
+                    .scalar(&format!("{tag}/win_rate"), r.win_rate(), step);
+                self.log
+                    .scalar(&format!("{tag}/mean_margin"), r.mean_margin, step);
+            }
+            for pair in e.games.chunks(2) {
+                let w = pair.iter().map(|r| r.wins).sum::<u32>() as f64;
+                let g = pair.iter().map(|r| r.games).sum::<u32>().max(1) as f64;
+                self.log
+                    .scalar(&format!("eval/{}/win_rate", pair[0].opponent), w / g, step);
+                msg.push_str(&format!("  vs {} {:.0}%", pair[0].opponent, 100.0 * w / g));
+            }
+            self.meta.evaluations.push(e);
+        }
+        self.log.flush();
+        Ok(msg)
+    }
+
+    /// Plays the evaluation games with the current network.
+    pub fn evaluate(&mut self) -> anyhow::Result<Evaluation> {
+        let opponents = self.cfg.opponents()?;
+        let mut ev = NetEvaluator::new(self.model.valid(), self.rules.pits(), self.device.clone());
+        let games = eval::play_vs_bots(
+            &self.rules,
+            &opponents,
+            self.cfg.eval.games,
+            &mut ev,
+            self.cfg.run.seed ^ 0xE7A1,
+        );
+        Ok(Evaluation {
+            iteration: self.meta.iteration,
+            seconds: self.meta.seconds,
+            games,
+        })
+    }
+
+    fn train_step(&mut self, batch: &[Sample], lr: f64) -> Losses {
+        let pits = self.rules.pits();
+        let a = pits + 1;
+        let b = batch.len();
+        let d = &self.train_device;
+        let positions: Vec<_> = batch.iter().map(|s| s.pos).collect();
+        let x = encode_batch(&positions, pits, d);
+        let mut target = Vec::with_capacity(b * a);
+        let mut mask = Vec::with_capacity(b * a);
+        for s in batch {
+            target.extend_from_slice(&s.policy[..a]);
+            let legal = s.pos.legal_moves();
+            for i in 0..a {
+                let ok = legal.contains(crate::rules::Move::from_action(i, pits));
+                mask.push(if ok { 0.0f32 } else { -1e9 });
+            }
+        }
+        let target = Tensor::<2>::from_data(TensorData::new(target, [b, a]), d);
+        let mask = Tensor::<2>::from_data(TensorData::new(mask, [b, a]), d);
+        let z = Tensor::<2>::from_data(
+            TensorData::new(batch.iter().map(|s| s.value).collect::<Vec<f32>>(), [b, 1]),
+            d,
+        );
+        let mz = Tensor::<2>::from_data(
+            TensorData::new(batch.iter().map(|s| s.margin).collect::<Vec<f32>>(), [b, 1]),
+            d,
+        );
+
+        let out = self.model.forward(x);
+        let logp = log_softmax(out.logits + mask, 1);
+        let policy_loss = (target * logp.clone()).sum_dim(1).mean().neg();
+        let value_loss = (out.value - z).powi_scalar(2).mean();
+        let margin_loss = (out.margin - mz).powi_scalar(2).mean();
+        let o = &self.cfg.optim;
+        let loss = policy_loss.clone()
+            + value_loss.clone().mul_scalar(o.value_weight)
+            + margin_loss.clone().mul_scalar(o.margin_weight);
+        let entropy = (logp.clone().exp() * logp).sum_dim(1).mean().neg();
+
+        let grads = GradientsParams::from_grads(loss.backward(), &self.model);
+        self.model = self.optim.step(lr, self.model.clone(), grads);
+        let scalar = |t: Tensor<1>| t.into_scalar::<f32>() as f64;
+        Losses {
+            policy: scalar(policy_loss.inner()),
+            value: scalar(value_loss.inner()),
+            margin: scalar(margin_loss.inner()),
+            entropy: scalar(entropy.inner()),
+        }
+    }
+}
