@@ -1,0 +1,182 @@
+//! The `kalaha` command line as a script sees it: JSON keys, exit codes and one-line errors.
+
+use std::process::{Command, Output};
+
+fn kalaha(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalaha"))
+        .args(args)
+        .output()
+        .expect("run kalaha")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = kalaha(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// Runs a command that must fail: exit code 2 and one line on stderr naming the problem.
+fn refused(args: &[&str], needle: &str) {
+    let out = kalaha(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+#[test]
+fn show_json_has_the_contract_keys() {
+    let v = json(&["show", "--moves", "3", "--json"]);
+    assert_eq!(v["position"], "4,4,0,5,5,5,1/4,4,4,4,4,4,0 s");
+    assert_eq!(v["to_move"], "s");
+    assert_eq!(v["over"], false);
+    assert_eq!(v["legal"], serde_json::json!([1, 2, 4, 5, 6]));
+    assert_eq!(v["swap_allowed"], false);
+    assert_eq!(v["score"], serde_json::json!([1, 0]));
+    assert_eq!(v["result"], serde_json::Value::Null);
+}
+
+#[test]
+fn show_json_of_a_finished_game_applies_the_leftover_rule() {
+    let pos = "0,0,0,0,0,0,20/1,1,1,1,1,1,16 n";
+    let v = json(&["show", "--position", pos, "--json"]);
+    assert_eq!(v["over"], true);
+    assert_eq!(v["score"], serde_json::json!([20, 22]));
+    assert_eq!(v["result"], "north");
+    assert_eq!(v["legal"], serde_json::json!([]));
+    let v = json(&["show", "--position", pos, "--leftover", "emptier", "--json"]);
+    assert_eq!(v["result"], "south");
+}
+
+#[test]
+fn show_pie_and_presets() {
+    let v = json(&["show", "--pie", "--moves", "1", "--json"]);
+    assert_eq!(v["swap_allowed"], true);
+    assert_eq!(v["to_move"], "n");
+    let v = json(&["show", "--pie", "--moves", "1,swap", "--json"]);
+    assert_eq!(v["swap_allowed"], false);
+    assert_eq!(v["to_move"], "n");
+    let v = json(&["show", "--rules", "danish", "--json"]);
+    assert_eq!(v["position"], "6,6,6,6,6,6,0/6,6,6,6,6,6,0 s");
+    let v = json(&["show", "--pits", "4", "--seeds", "3", "--json"]);
+    assert_eq!(v["position"], "3,3,3,3,0/3,3,3,3,0 s");
+}
+
+#[test]
+fn show_draws_the_board_for_a_person() {
+    let out = kalaha(&["show", "--moves", "3"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("last move: south played 3 (extra turn)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("south to move; legal moves: 1 2 4 5 6"),
+        "{text}"
+    );
+    assert!(
+        text.contains("position: 4,4,0,5,5,5,1/4,4,4,4,4,4,0 s"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_code_2() {
+    refused(
+        &["show", "--moves", "3,3"],
+        "move 2 (3) is illegal: pit 3 is empty",
+    );
+    refused(&["show", "--moves", "7"], "pit 7 is out of range");
+    refused(&["show", "--moves", "swap"], "swap is not allowed");
+    refused(&["show", "--moves", "x"], "is not a pit number");
+    refused(
+        &["show", "--position", "4,4,4,4,4,0/4,4,4,4,4,0 s"],
+        "5 pits per side but the rules say 6",
+    );
+    refused(
+        &["show", "--position", "4,4,4,4,4,4,0/4,4,4,4,4,4,0 q"],
+        "side to move must be 's' or 'n'",
+    );
+    refused(
+        &["show", "--position", "4,-4,4,4,4,4,0/4,4,4,4,4,4,0 s"],
+        "seed count -4 is negative",
+    );
+    refused(
+        &[
+            "show",
+            "--position",
+            "0,0,0,0,0,0,20/1,1,1,1,1,1,16 n",
+            "--moves",
+            "1",
+        ],
+        "the game is over",
+    );
+    refused(&["show", "--seeds", "30"], "the board holds 1 to 255");
+    refused(&["show", "--pits", "0"], "pits per side must be 1 to 15");
+    refused(
+        &["show", "--capture", "sometimes"],
+        "unknown capture rule 'sometimes'",
+    );
+    refused(
+        &["show", "--rules", "martian"],
+        "unknown rules preset 'martian'",
+    );
+    refused(
+        &["match", "--south", "alphazero", "--north", "random"],
+        "unknown bot 'alphazero'",
+    );
+    refused(
+        &["match", "--south", "minimax:x", "--north", "random"],
+        "not a whole number",
+    );
+}
+
+#[test]
+fn match_reports_the_contract_keys_and_is_deterministic_across_thread_counts() {
+    let args = [
+        "match", "--south", "greedy", "--north", "mcts:30", "--games", "12", "--seed", "7",
+        "--json",
+    ];
+    let run = |threads: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kalaha"))
+            .args(args)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("3"));
+    let total = ["south_wins", "north_wins", "draws"]
+        .iter()
+        .map(|k| one[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(total, one["games"].as_u64().unwrap());
+    assert_eq!(total, 12);
+    assert!(one["mean_margin"].is_number());
+}
+
+#[test]
+fn bench_rules_prints_steps_per_sec() {
+    let v = json(&[
+        "bench",
+        "rules",
+        "--runs",
+        "1",
+        "--seconds",
+        "0.05",
+        "--json",
+    ]);
+    assert!(v["steps_per_sec"].as_f64().unwrap() > 0.0);
+}
