@@ -1,22 +1,23 @@
 //! kalaha: Kalah(m,n) as a reinforcement-learning training ground.
 //!
-//! Layers, each using only those above it:
+//! Layers, each using only those above it (STYLE.md's map):
 //! 1. [`rules`]: positions, moves, rule options, notation, game records. Std only.
 //! 2. [`env`]: the vectorised environment (batches of games stepped in parallel, observations).
-//! 2c. [`search`]: Gumbel AlphaZero search over a batch of games, behind an evaluator trait.
-//! 2d. `nn` (feature `train`): the burn policy/value network and its batch evaluator.
-//! 2e. `train` (feature `train`): self-play, replay, learning, evaluation, checkpoints, logs.
-//! 3. [`bots`]: baseline players behind one interface, and the match runner.
-//! 4. [`bench`]: throughput measurements behind `kalaha bench`.
-//! 5. [`cli`]: argument parsing and printing for the `kalaha` binary.
+//! 3. [`solver`]: the exact solver (search, transposition table, endgame database).
+//! 4. [`search`]: Gumbel AlphaZero search over a batch of games, behind an evaluator trait.
+//! 5. `nn` (feature `train`): the burn policy/value network and its batch evaluator.
+//! 6. `train` (feature `train`): self-play, replay, learning, evaluation, checkpoints, logs.
+//! 7. [`bots`]: players behind one interface, and the match runner.
+//! 8. [`bench`] and [`cli`]: throughput measurements and the `kalaha` command line.
 
 pub mod bench;
 pub mod bots;
 pub mod cli;
+pub mod env;
 #[cfg(feature = "train")]
 pub mod nn;
-pub mod env;
 pub mod rules;
 pub mod search;
+pub mod solver;
 #[cfg(feature = "train")]
 pub mod train;
