@@ -1,5 +1,7 @@
 //! Series of games between two bots with fixed seats, played in parallel.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
@@ -66,20 +68,33 @@ pub fn play_game(start: Position, south: &BotSpec, north: &BotSpec, rng: &mut Sm
 /// Margin of one finished game for the bot that started South.
 fn south_bot_margin(game: &Game) -> i32 {
     let m = game.position().margin();
-    if game.seat_of(Side::South) == Side::South { m } else { -m }
+    if game.seat_of(Side::South) == Side::South {
+        m
+    } else {
+        -m
+    }
 }
 
 /// Plays the series in parallel; `on_game` is called once per finished game (from any thread).
 /// Results do not depend on the number of threads.
 pub fn run_match(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync)) -> MatchSummary {
+    run_match_until(cfg, on_game, &AtomicBool::new(false))
+}
+
+/// Like [`run_match`], but games not yet started when `stop` is set are skipped: the summary
+/// counts the games that were played (each identical to its game in an uninterrupted series).
+pub fn run_match_until(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync), stop: &AtomicBool) -> MatchSummary {
     let start = Position::start(&cfg.rules);
     let results: Vec<(i32, usize)> = (0..cfg.games)
         .into_par_iter()
-        .map(|i| {
+        .filter_map(|i| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
             let mut rng = game_rng(cfg.seed, i as u64);
             let game = play_game(start, &cfg.south, &cfg.north, &mut rng);
             on_game();
-            (south_bot_margin(&game), game.history().len())
+            Some((south_bot_margin(&game), game.history().len()))
         })
         .collect();
     summarize(&results)
@@ -87,7 +102,10 @@ pub fn run_match(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync)) -> MatchSummary
 
 fn summarize(results: &[(i32, usize)]) -> MatchSummary {
     let games = results.len() as u32;
-    let mut s = MatchSummary { games, ..MatchSummary::default() };
+    let mut s = MatchSummary {
+        games,
+        ..MatchSummary::default()
+    };
     for &(m, _) in results {
         match m.signum() {
             1 => s.south_wins += 1,

@@ -16,7 +16,7 @@ use rand::{Rng, RngExt};
 use crate::rules::{Move, Position};
 
 pub use greedy::Greedy;
-pub use matches::{MatchConfig, MatchSummary, play_game, run_match};
+pub use matches::{MatchConfig, MatchSummary, game_rng, play_game, run_match, run_match_until};
 pub use mcts::Mcts;
 pub use minimax::Minimax;
 
@@ -43,8 +43,14 @@ pub fn random_move(pos: &Position, rng: &mut impl Rng) -> Move {
 }
 
 /// Picks uniformly among the moves whose score equals the best (highest) one.
-pub(crate) fn best_at_random<T: PartialOrd + Copy>(scored: &[(Move, T)], rng: &mut impl Rng) -> Move {
-    let best = scored.iter().map(|s| s.1).fold(scored[0].1, |a, b| if b > a { b } else { a });
+pub(crate) fn best_at_random<T: PartialOrd + Copy>(
+    scored: &[(Move, T)],
+    rng: &mut impl Rng,
+) -> Move {
+    let best = scored
+        .iter()
+        .map(|s| s.1)
+        .fold(scored[0].1, |a, b| if b > a { b } else { a });
     let ties: Vec<Move> = scored.iter().filter(|s| s.1 == best).map(|s| s.0).collect();
     ties[rng.random_range(0..ties.len())]
 }
@@ -83,10 +89,15 @@ impl FromStr for BotSpec {
     fn from_str(s: &str) -> Result<BotSpec, BotSpecError> {
         #[cfg(feature = "train")]
         if let Some(rest) = s.strip_prefix("policy:") {
-            let bad = |why: String| BotSpecError::Parameter { spec: s.to_string(), why };
+            let bad = |why: String| BotSpecError::Parameter {
+                spec: s.to_string(),
+                why,
+            };
             let (path, sims) = match rest.rsplit_once(':') {
                 Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-                    let n: u32 = n.parse().map_err(|_| bad(format!("simulations '{n}' out of range")))?;
+                    let n: u32 = n
+                        .parse()
+                        .map_err(|_| bad(format!("simulations '{n}' out of range")))?;
                     if n == 0 || n > 100_000 {
                         return Err(bad("simulations must be 1 to 100000".to_string()));
                     }
@@ -95,16 +106,24 @@ impl FromStr for BotSpec {
                 _ => (rest, None),
             };
             policy::load(path).map_err(|e| bad(format!("{e:#}")))?;
-            return Ok(BotSpec::Policy { path: path.to_string(), sims });
+            return Ok(BotSpec::Policy {
+                path: path.to_string(),
+                sims,
+            });
         }
         let (name, arg) = match s.split_once(':') {
             Some((n, a)) => (n, Some(a)),
             None => (s, None),
         };
         let param = |max: u32, what: &str| -> Result<u32, BotSpecError> {
-            let bad = |why: String| BotSpecError::Parameter { spec: s.to_string(), why };
+            let bad = |why: String| BotSpecError::Parameter {
+                spec: s.to_string(),
+                why,
+            };
             let a = arg.ok_or_else(|| bad(format!("needs {what}, e.g. {name}:4")))?;
-            let v: u32 = a.parse().map_err(|_| bad(format!("{what} '{a}' is not a whole number")))?;
+            let v: u32 = a
+                .parse()
+                .map_err(|_| bad(format!("{what} '{a}' is not a whole number")))?;
             if v == 0 || v > max {
                 return Err(bad(format!("{what} must be 1 to {max}")));
             }
@@ -130,7 +149,10 @@ impl fmt::Display for BotSpec {
             #[cfg(feature = "train")]
             BotSpec::Policy { path, sims: None } => write!(f, "policy:{path}"),
             #[cfg(feature = "train")]
-            BotSpec::Policy { path, sims: Some(n) } => write!(f, "policy:{path}:{n}"),
+            BotSpec::Policy {
+                path,
+                sims: Some(n),
+            } => write!(f, "policy:{path}:{n}"),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! `kalaha match`: a series between two bots with fixed seats.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::Args;
@@ -7,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{RuleArgs, emit, emit_json};
-use crate::bots::{BotSpec, MatchConfig, MatchSummary, run_match};
+use crate::bots::{BotSpec, MatchConfig, MatchSummary, run_match_until};
 
 #[derive(Debug, Args)]
 pub struct MatchArgs {
@@ -39,6 +41,7 @@ struct MatchJson {
     rules: String,
     seed: u64,
     seconds: f64,
+    interrupted: bool,
 }
 
 pub fn run(a: MatchArgs) -> anyhow::Result<()> {
@@ -55,9 +58,14 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} elapsed, eta {eta}")
             .expect("valid template"),
     );
+    // Ctrl-C stops starting new games; the games already played are reported.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     let t = Instant::now();
-    let summary = run_match(&cfg, &|| bar.inc(1));
+    let summary = run_match_until(&cfg, &|| bar.inc(1), &stop);
     bar.finish_and_clear();
+    let interrupted = stop.load(Ordering::Relaxed);
     let seconds = t.elapsed().as_secs_f64();
     if a.json {
         return emit_json(&MatchJson {
@@ -67,9 +75,13 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
             rules: cfg.rules.describe(),
             seed: cfg.seed,
             seconds,
+            interrupted,
         });
     }
     let s = &summary;
+    if interrupted {
+        eprintln!("kalaha: interrupted: {} of {} games played", s.games, cfg.games);
+    }
     emit(&format!(
         "{}\n{} (south) vs {} (north), {} games in {:.1} s\nsouth wins {}, north wins {}, draws {}, mean margin {:+.2} (south - north), mean length {:.1} moves\n",
         cfg.rules.describe(),
