@@ -83,7 +83,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
         eprintln!("kalaha: interrupted: {} of {} games played", s.games, cfg.games);
     }
     emit(&format!(
-        "{}\n{} (south) vs {} (north), {} games in {:.1} s\nsouth wins {}, north wins {}, draws {}, mean margin {:+.2} (south - north), mean length {:.1} moves\n",
+        "{}\n{} (south) vs {} (north), {} games in {:.2} s\nsouth wins {}, north wins {}, draws {}, mean margin {:+.2} (south - north), mean length {:.1} moves\n",
         cfg.rules.describe(),
         cfg.south,
         cfg.north,
