@@ -1,7 +1,9 @@
 //! The `kalaha` command line: argument parsing and printing; the library does the work.
 
 mod bench;
+mod eval;
 mod matches;
+mod play;
 mod show;
 #[cfg(feature = "train")]
 mod train;
@@ -26,6 +28,10 @@ enum Command {
     Show(show::ShowArgs),
     /// Play a series of games between two bots with fixed seats.
     Match(matches::MatchArgs),
+    /// Play a game against a bot (or both sides) in the terminal; line by line when piped.
+    Play(play::PlayArgs),
+    /// Rate bots in a gauntlet or round robin, optionally judged move by move by the solver.
+    Eval(eval::EvalArgs),
     /// Measure throughput.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -107,6 +113,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Show(a) => show::run(a),
         Command::Match(a) => matches::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Play(a) => play::run(a),
         Command::Bench(b) => bench::run(b),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),

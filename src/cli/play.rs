@@ -1,0 +1,113 @@
+//! `kalaha play`: a person against a bot, or both sides by hand; the terminal UI on a terminal,
+//! line by line otherwise.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::RuleArgs;
+use crate::bots::BotSpec;
+use crate::play::{Session, level_spec, line, tui};
+use crate::rules::{Rules, Side};
+
+/// Where the committed network lives, relative to the repository root.
+const CHECKPOINT: &str = "checkpoints/kalah64";
+
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Your seat: south (moves first) or north.
+    #[arg(long, default_value = "south", value_name = "SIDE")]
+    side: String,
+    /// Opponent strength: easy (greedy), medium (minimax:6), hard (the committed network with 64
+    /// simulations, or mcts:2000 without one), perfect (the exact solver).
+    #[arg(
+        long,
+        default_value = "hard",
+        value_name = "LEVEL",
+        conflicts_with = "opponent"
+    )]
+    level: String,
+    /// Any bot spec as the opponent instead of a level.
+    #[arg(long, value_name = "SPEC")]
+    opponent: Option<String>,
+    /// Play both sides yourself, with undo and redo.
+    #[arg(long, conflicts_with = "opponent")]
+    practice: bool,
+    /// Seed of the opponent's choices (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Line mode even on a terminal.
+    #[arg(long)]
+    line: bool,
+}
+
+/// The committed checkpoint, if one is there and fits `rules` (and this build can run it).
+fn checkpoint(rules: &Rules) -> Result<String, String> {
+    let candidates = [
+        PathBuf::from(CHECKPOINT),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CHECKPOINT),
+    ];
+    let Some(dir) = candidates.iter().find(|d| d.join("meta.json").is_file()) else {
+        return Err(format!("no trained network at {CHECKPOINT}"));
+    };
+    let path = dir.display().to_string();
+    if cfg!(not(feature = "train")) {
+        return Err("this build has no network support (feature `train`)".into());
+    }
+    let spec: BotSpec = format!("policy:{path}:64")
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    spec.check_rules(rules).map_err(|e| format!("{e:#}"))?;
+    Ok(path)
+}
+
+pub fn run(a: PlayArgs) -> anyhow::Result<()> {
+    let rules = a.rules.rules()?;
+    let side = match a.side.to_ascii_lowercase().as_str() {
+        "south" | "s" => Side::South,
+        "north" | "n" => Side::North,
+        other => anyhow::bail!("unknown side '{other}' (expected south or north)"),
+    };
+    let opponent = if a.practice {
+        None
+    } else {
+        let spec = match &a.opponent {
+            Some(s) => s.clone(),
+            None => {
+                let ck = if a.level == "hard" {
+                    match checkpoint(&rules) {
+                        Ok(p) => Some(p),
+                        Err(why) => {
+                            eprintln!("kalaha: {why}; level hard plays mcts:2000 instead");
+                            None
+                        }
+                    }
+                } else {
+                    None
+                };
+                level_spec(&a.level, ck.as_deref()).map_err(anyhow::Error::msg)?
+            }
+        };
+        let spec: BotSpec = spec.parse()?;
+        spec.check_rules(&rules)?;
+        Some(spec)
+    };
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let mut session = Session::new(&rules, side, opponent, seed);
+    if !a.line && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return tui::run(&mut session);
+    }
+    let stdin = std::io::stdin().lock();
+    let mut out = std::io::stdout().lock();
+    match line::run(&mut session, stdin, &mut out) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}

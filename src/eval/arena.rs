@@ -1,0 +1,239 @@
+//! The arena: every pairing of a gauntlet or a round robin played from both seats, each pair of
+//! games from one shared opening, all games in parallel and deterministic for a seed.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::bots::{BotSpec, game_rng, play_game};
+use crate::rules::{Game, Position, Side};
+
+/// Who plays whom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Player 0 against every other player.
+    Gauntlet,
+    /// Every player against every other.
+    RoundRobin,
+}
+
+impl Mode {
+    /// The pairings `(a, b)` with `a < b` for `players` players.
+    pub fn pairings(&self, players: usize) -> Vec<(usize, usize)> {
+        match self {
+            Mode::Gauntlet => (1..players).map(|b| (0, b)).collect(),
+            Mode::RoundRobin => (0..players)
+                .flat_map(|a| (a + 1..players).map(move |b| (a, b)))
+                .collect(),
+        }
+    }
+
+    /// Its name in reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Gauntlet => "gauntlet",
+            Mode::RoundRobin => "round robin",
+        }
+    }
+}
+
+/// One finished game of the arena.
+#[derive(Clone, Debug)]
+pub struct ArenaGame {
+    /// Index into the pairings.
+    pub pairing: usize,
+    /// The opening (and pair of games) it started from.
+    pub opening: usize,
+    /// Whether the pairing's first player started as South.
+    pub a_south: bool,
+    /// The whole game.
+    pub game: Game,
+}
+
+impl ArenaGame {
+    /// Final margin for the pairing's first player (its seeds minus the other's), after any pie
+    /// swap.
+    pub fn a_margin(&self) -> i32 {
+        let south_margin = self.game.position().margin();
+        let a_start = if self.a_south {
+            Side::South
+        } else {
+            Side::North
+        };
+        if self.game.seat_of(a_start) == Side::South {
+            south_margin
+        } else {
+            -south_margin
+        }
+    }
+
+    /// For each move of the game, whether the pairing's first player made it.
+    pub fn movers_are_a(&self) -> Vec<bool> {
+        let a_start = if self.a_south {
+            Side::South
+        } else {
+            Side::North
+        };
+        let mut swapped = false;
+        self.game
+            .history()
+            .iter()
+            .map(|h| {
+                let seat = h.before.to_move();
+                let starting = if swapped { seat.other() } else { seat };
+                swapped ^= h.outcome.swapped;
+                starting == a_start
+            })
+            .collect()
+    }
+}
+
+/// Everything an arena run needs.
+#[derive(Clone, Debug)]
+pub struct Arena {
+    /// The players.
+    pub players: Vec<BotSpec>,
+    /// Gauntlet or round robin.
+    pub mode: Mode,
+    /// Start positions; opening `i` is the start of the `i`th pair of games of every pairing.
+    pub openings: Vec<Position>,
+    /// Seed of the bots' randomness.
+    pub seed: u64,
+}
+
+impl Arena {
+    /// The pairings played.
+    pub fn pairings(&self) -> Vec<(usize, usize)> {
+        self.mode.pairings(self.players.len())
+    }
+
+    /// Games the run plays: two per opening per pairing.
+    pub fn total_games(&self) -> usize {
+        self.pairings().len() * self.openings.len() * 2
+    }
+
+    /// Plays every game in parallel; `on_game` is called after each (from any thread). Once
+    /// `stop` is set no new game starts, and the games finished so far are returned. The games
+    /// are the same whatever the thread count, in a fixed order.
+    pub fn run(&self, on_game: &(dyn Fn() + Sync), stop: &AtomicBool) -> Vec<ArenaGame> {
+        let pairings = self.pairings();
+        let per = self.openings.len();
+        let jobs: Vec<(usize, usize, bool)> = (0..pairings.len())
+            .flat_map(|p| (0..per).flat_map(move |o| [(p, o, true), (p, o, false)]))
+            .collect();
+        // Expensive pairings first, so the last games do not leave a core idle: spread them by
+        // interleaving pairings rather than playing one pairing after another.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&j| (jobs[j].1, jobs[j].2, jobs[j].0));
+        let mut done: Vec<(usize, ArenaGame)> = order
+            .par_iter()
+            .with_max_len(1)
+            .filter_map(|&j| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let (p, o, a_south) = jobs[j];
+                let (a, b) = pairings[p];
+                let (south, north) = if a_south { (a, b) } else { (b, a) };
+                let mut rng = game_rng(self.seed, j as u64);
+                let game = play_game(
+                    self.openings[o],
+                    &self.players[south],
+                    &self.players[north],
+                    &mut rng,
+                );
+                on_game();
+                Some((
+                    j,
+                    ArenaGame {
+                        pairing: p,
+                        opening: o,
+                        a_south,
+                        game,
+                    },
+                ))
+            })
+            .collect();
+        done.sort_by_key(|d| d.0);
+        done.into_iter().map(|d| d.1).collect()
+    }
+}
+
+/// Totals of one pairing, for its first player `a`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PairingResult {
+    /// First player's name.
+    pub a: String,
+    /// Second player's name.
+    pub b: String,
+    /// Games played.
+    pub games: u32,
+    /// Games `a` won.
+    pub a_wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games `b` won.
+    pub b_wins: u32,
+    /// Mean of `a`'s seeds minus `b`'s.
+    pub a_mean_margin: f64,
+    /// `a`'s wins, draws, losses when it started as South.
+    pub a_as_south: [u32; 3],
+    /// `a`'s wins, draws, losses when it started as North.
+    pub a_as_north: [u32; 3],
+}
+
+impl PairingResult {
+    /// Points of `a` (a draw is half).
+    pub fn a_score(&self) -> f64 {
+        self.a_wins as f64 + 0.5 * self.draws as f64
+    }
+}
+
+/// Sums the finished games by pairing.
+pub fn tally(
+    players: &[BotSpec],
+    pairings: &[(usize, usize)],
+    games: &[ArenaGame],
+) -> Vec<PairingResult> {
+    let mut out: Vec<PairingResult> = pairings
+        .iter()
+        .map(|&(a, b)| PairingResult {
+            a: players[a].to_string(),
+            b: players[b].to_string(),
+            ..PairingResult::default()
+        })
+        .collect();
+    let mut margins = vec![0i64; pairings.len()];
+    for g in games {
+        let r = &mut out[g.pairing];
+        let m = g.a_margin();
+        r.games += 1;
+        margins[g.pairing] += m as i64;
+        let k = match m.signum() {
+            1 => {
+                r.a_wins += 1;
+                0
+            }
+            0 => {
+                r.draws += 1;
+                1
+            }
+            _ => {
+                r.b_wins += 1;
+                2
+            }
+        };
+        if g.a_south {
+            r.a_as_south[k] += 1;
+        } else {
+            r.a_as_north[k] += 1;
+        }
+    }
+    for (r, m) in out.iter_mut().zip(margins) {
+        if r.games > 0 {
+            r.a_mean_margin = m as f64 / r.games as f64;
+        }
+    }
+    out
+}

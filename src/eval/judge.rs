@@ -1,0 +1,310 @@
+//! The solver's verdict on one player's moves in the arena's games: how often it played an optimal
+//! move, how many seeds each move gave away, which moves changed the game-theoretic result, split
+//! by phase; and, against `solver` itself, whether it reached the result its start position is
+//! worth.
+//!
+//! Phases go by the seeds still on the board (in the pits, not the stores) before the move, as a
+//! share of all seeds: **opening** above 3/4 (more than 36 of Kalah(6,4)'s 48), **endgame** at most
+//! 1/3 (16 or fewer), **middle** in between.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use super::arena::ArenaGame;
+use crate::bots::BotSpec;
+use crate::rules::{Move, Position, Side};
+use crate::solver::{Analysis, Solver};
+
+/// Game phase by seeds left on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// More than 3/4 of the seeds on the board.
+    Opening,
+    /// Between.
+    Middle,
+    /// At most 1/3 of the seeds on the board.
+    Endgame,
+}
+
+impl Phase {
+    /// The phase of a position.
+    pub fn of(pos: &Position) -> Phase {
+        let on_board = pos.row_sum(Side::South) + pos.row_sum(Side::North);
+        let total = pos.rules().total_seeds();
+        if 4 * on_board > 3 * total {
+            Phase::Opening
+        } else if 3 * on_board <= total {
+            Phase::Endgame
+        } else {
+            Phase::Middle
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Opening => "opening",
+            Phase::Middle => "middle",
+            Phase::Endgame => "endgame",
+        }
+    }
+}
+
+/// Figures over a set of judged moves.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MoveStats {
+    /// Moves judged (exactly solved).
+    pub moves: u32,
+    /// Moves whose value equals the position's.
+    pub optimal: u32,
+    /// `optimal / moves`.
+    pub optimal_rate: f64,
+    /// Mean seeds given up per move (best move's value minus the chosen move's, for the mover).
+    pub mean_loss: f64,
+    /// Moves that turned a won position into a draw or loss, or a drawn one into a loss.
+    pub result_changes: u32,
+}
+
+impl MoveStats {
+    fn add(&mut self, loss: i32, changed: bool) {
+        self.moves += 1;
+        self.optimal += u32::from(loss == 0);
+        self.result_changes += u32::from(changed);
+        // Running sum in mean_loss until `finish`.
+        self.mean_loss += loss as f64;
+    }
+
+    fn finish(&mut self) {
+        if self.moves > 0 {
+            self.optimal_rate = self.optimal as f64 / self.moves as f64;
+            self.mean_loss /= self.moves as f64;
+        }
+    }
+}
+
+/// A move that changed the game-theoretic result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResultChange {
+    /// Game number in the arena's order (0-based).
+    pub game: usize,
+    /// Move number within the game, from its opening (1-based).
+    pub ply: usize,
+    /// The position before the move, in notation.
+    pub position: String,
+    /// The move played.
+    pub played: String,
+    /// The best moves.
+    pub best: Vec<String>,
+    /// Value of the position for the mover (the best move's).
+    pub value: i32,
+    /// Value of the move played.
+    pub played_value: i32,
+    /// `win->draw`, `win->loss` or `draw->loss`.
+    pub change: String,
+    /// The phase.
+    pub phase: Phase,
+}
+
+/// One game of the judged player against `solver`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolverGame {
+    /// Game number in the arena's order.
+    pub game: usize,
+    /// The seat the judged player started in.
+    pub seat: Side,
+    /// The start position, in notation.
+    pub start: String,
+    /// The start's exact value for the judged player.
+    pub value: i32,
+    /// The judged player's final margin.
+    pub margin: i32,
+    /// Whether it got the result the start is worth (win, draw or loss as perfect play gives).
+    pub reached: bool,
+}
+
+/// The judgement of one player.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Judgement {
+    /// The player judged.
+    pub player: String,
+    /// All its moves.
+    pub all: MoveStats,
+    /// By phase: opening, middle, endgame.
+    pub opening: MoveStats,
+    /// Middle game.
+    pub middle: MoveStats,
+    /// Endgame.
+    pub endgame: MoveStats,
+    /// Moves that could not be solved (the run was stopped).
+    pub unsolved: u32,
+    /// The moves that changed the result, in game order.
+    pub changes: Vec<ResultChange>,
+    /// Its games against `solver`, if there were any.
+    pub vs_solver: Vec<SolverGame>,
+    /// Distinct positions the solver analysed.
+    pub positions: usize,
+    /// Seconds the solver took.
+    pub seconds: f64,
+}
+
+fn class(v: i32) -> i32 {
+    v.signum()
+}
+
+fn class_name(c: i32) -> &'static str {
+    match c {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+/// Judges the moves `player` (an index into `players`) made in `games`; `pairings` maps each
+/// game's pairing to its two players. `on_batch(done, total)` reports progress in positions;
+/// once `stop` is set the remaining positions are skipped and counted as unsolved.
+pub fn judge(
+    solver: &Solver,
+    players: &[BotSpec],
+    pairings: &[(usize, usize)],
+    games: &[ArenaGame],
+    player: usize,
+    on_batch: &dyn Fn(usize, usize),
+    stop: &AtomicBool,
+) -> Judgement {
+    let started = std::time::Instant::now();
+    // (game, ply, position, move) of every move the player made.
+    let mut moves: Vec<(usize, usize, Position, Move)> = Vec::new();
+    for (gi, g) in games.iter().enumerate() {
+        let (a, b) = pairings[g.pairing];
+        if a != player && b != player {
+            continue;
+        }
+        let is_a = a == player;
+        for (ply, (h, by_a)) in g.game.history().iter().zip(g.movers_are_a()).enumerate() {
+            if by_a == is_a {
+                moves.push((gi, ply + 1, h.before, h.mv));
+            }
+        }
+    }
+    // Distinct positions, in first-seen order, judged in batches so progress can be shown.
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut distinct: Vec<Position> = Vec::new();
+    for m in &moves {
+        index.entry(m.2.to_string()).or_insert_with(|| {
+            distinct.push(m.2);
+            distinct.len() - 1
+        });
+    }
+    let mut analyses: Vec<Option<Analysis>> = Vec::with_capacity(distinct.len());
+    const BATCH: usize = 16;
+    for chunk in distinct.chunks(BATCH) {
+        if stop.load(Ordering::Relaxed) {
+            analyses.extend(chunk.iter().map(|_| None));
+        } else {
+            analyses.extend(solver.judge(chunk).into_iter().map(Some));
+        }
+        on_batch(analyses.len(), distinct.len());
+    }
+
+    let mut j = Judgement {
+        player: players[player].to_string(),
+        positions: distinct.len(),
+        ..Judgement::default()
+    };
+    for (gi, ply, pos, mv) in &moves {
+        let a = analyses[index[&pos.to_string()]].as_ref();
+        let (Some(value), Some(chosen)) = (
+            a.and_then(|a| a.value()),
+            a.and_then(|a| a.moves.iter().find(|m| m.mv == *mv))
+                .and_then(|m| m.value()),
+        ) else {
+            j.unsolved += 1;
+            continue;
+        };
+        let loss = value - chosen;
+        let changed = class(chosen) < class(value);
+        let phase = Phase::of(pos);
+        j.all.add(loss, changed);
+        match phase {
+            Phase::Opening => j.opening.add(loss, changed),
+            Phase::Middle => j.middle.add(loss, changed),
+            Phase::Endgame => j.endgame.add(loss, changed),
+        }
+        if changed {
+            j.changes.push(ResultChange {
+                game: *gi,
+                ply: *ply,
+                position: pos.to_string(),
+                played: mv.to_string(),
+                best: a.map_or(Vec::new(), |a| {
+                    a.best().iter().map(|m| m.to_string()).collect()
+                }),
+                value,
+                played_value: chosen,
+                change: format!(
+                    "{}->{}",
+                    class_name(class(value)),
+                    class_name(class(chosen))
+                ),
+                phase,
+            });
+        }
+    }
+    for s in [&mut j.all, &mut j.opening, &mut j.middle, &mut j.endgame] {
+        s.finish();
+    }
+    j.vs_solver = versus_solver(solver, players, pairings, games, player, stop);
+    j.seconds = started.elapsed().as_secs_f64();
+    j
+}
+
+/// The player's games against a player named `solver`: did it get what the start is worth?
+fn versus_solver(
+    solver: &Solver,
+    players: &[BotSpec],
+    pairings: &[(usize, usize)],
+    games: &[ArenaGame],
+    player: usize,
+    stop: &AtomicBool,
+) -> Vec<SolverGame> {
+    let mut out = Vec::new();
+    let mut values: HashMap<String, i32> = HashMap::new();
+    for (gi, g) in games.iter().enumerate() {
+        let (a, b) = pairings[g.pairing];
+        let other = if a == player {
+            b
+        } else if b == player {
+            a
+        } else {
+            continue;
+        };
+        if players[other].to_string() != "solver" || stop.load(Ordering::Relaxed) {
+            continue;
+        }
+        let is_a = a == player;
+        let seat = if g.a_south == is_a {
+            Side::South
+        } else {
+            Side::North
+        };
+        let start = *g.game.start();
+        let key = start.to_string();
+        let v = *values
+            .entry(key.clone())
+            .or_insert_with(|| solver.value(&start));
+        let value = if start.to_move() == seat { v } else { -v };
+        let margin = if is_a { g.a_margin() } else { -g.a_margin() };
+        out.push(SolverGame {
+            game: gi,
+            seat,
+            start: key,
+            value,
+            margin,
+            reached: class(margin) >= class(value),
+        });
+    }
+    out
+}

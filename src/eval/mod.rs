@@ -1,0 +1,23 @@
+//! The evaluation arena: gauntlets and round robins between any bots, from shared random openings,
+//! rated by Elo with confidence intervals, judged move by move by the exact solver, and reported as
+//! JSON, Markdown and PNG charts.
+//!
+//! - [`openings`]: opening sets (drawn from a seed, saved and reloaded as JSON).
+//! - [`arena`]: pairings and the games, played in parallel.
+//! - [`elo`]: the Bradley–Terry maximum-likelihood fit and its confidence intervals.
+//! - [`judge`]: the solver's verdict on one player's moves.
+//! - [`report`]: the report as JSON and Markdown; a training run's evaluation curve.
+//! - [`chart`]: PNG charts drawn by hand.
+
+pub mod arena;
+pub mod chart;
+pub mod elo;
+pub mod judge;
+pub mod openings;
+pub mod report;
+
+pub use arena::{Arena, ArenaGame, Mode, PairingResult, tally};
+pub use elo::{Fit, PairScore, Rating, fit};
+pub use judge::{Judgement, MoveStats, Phase, judge};
+pub use openings::{Opening, OpeningSet};
+pub use report::{PlayerRating, Report};

@@ -1,0 +1,345 @@
+//! The evaluation report: ratings, the table per pairing and the judgement, as JSON and Markdown,
+//! plus a training run's evaluation curve read from its checkpoint sidecar.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde::Serialize;
+
+use super::arena::PairingResult;
+use super::chart::Series;
+use super::elo::{self, PairScore};
+use super::judge::{Judgement, MoveStats};
+
+/// One player's rating.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayerRating {
+    /// The bot spec.
+    pub player: String,
+    /// Elo relative to the anchor.
+    pub elo: f64,
+    /// 95% interval, lower end.
+    pub lower: f64,
+    /// 95% interval, upper end.
+    pub upper: f64,
+    /// Games played.
+    pub games: u32,
+    /// Share of points scored (a draw is half).
+    pub score: f64,
+}
+
+/// Everything an evaluation found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The command line that made it.
+    pub command: String,
+    /// The rules, described.
+    pub rules: String,
+    /// `gauntlet` or `round robin`.
+    pub mode: String,
+    /// The players.
+    pub players: Vec<String>,
+    /// Games per pairing asked for.
+    pub games_per_pairing: u32,
+    /// Random moves in each opening.
+    pub opening_moves: u32,
+    /// Openings used (one per pair of games).
+    pub openings: usize,
+    /// Seed of the bots' randomness.
+    pub seed: u64,
+    /// Games planned.
+    pub games_planned: usize,
+    /// Games finished.
+    pub games_played: usize,
+    /// Stopped by Ctrl-C before all games were played.
+    pub interrupted: bool,
+    /// Wall-clock seconds of the games.
+    pub seconds: f64,
+    /// The player held at 0 Elo.
+    pub anchor: String,
+    /// Whether virtual draws were added because a player scored all or nothing (see `elo`).
+    pub regularized: bool,
+    /// Ratings, best first.
+    pub ratings: Vec<PlayerRating>,
+    /// Results per pairing.
+    pub pairings: Vec<PairingResult>,
+    /// The solver's verdict on one player's moves, with `--judge`.
+    pub judge: Option<Judgement>,
+}
+
+/// Fits ratings from the pairing table; `anchor` indexes `players`.
+pub fn ratings(
+    players: &[String],
+    pairings: &[(usize, usize)],
+    results: &[PairingResult],
+    anchor: usize,
+) -> anyhow::Result<(Vec<PlayerRating>, bool)> {
+    let scores: Vec<PairScore> = pairings
+        .iter()
+        .zip(results)
+        .map(|(&(a, b), r)| PairScore {
+            a,
+            b,
+            games: r.games as f64,
+            score: r.a_score(),
+        })
+        .collect();
+    let fit = elo::fit(players.len(), &scores, anchor).map_err(|e| match e {
+        elo::FitError::Disconnected(i) => {
+            anyhow::anyhow!("no finished games link {} to the others", players[i])
+        }
+        other => anyhow::anyhow!(other),
+    })?;
+    let mut out: Vec<PlayerRating> = players
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let (mut games, mut pts) = (0u32, 0.0f64);
+            for (&(a, b), r) in pairings.iter().zip(results) {
+                if a == i {
+                    games += r.games;
+                    pts += r.a_score();
+                } else if b == i {
+                    games += r.games;
+                    pts += r.games as f64 - r.a_score();
+                }
+            }
+            let f = fit.ratings[i];
+            PlayerRating {
+                player: name.clone(),
+                elo: f.elo,
+                lower: f.lower,
+                upper: f.upper,
+                games,
+                score: if games > 0 { pts / games as f64 } else { 0.0 },
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    Ok((out, fit.regularized))
+}
+
+fn stats_row(name: &str, s: &MoveStats) -> String {
+    format!(
+        "| {name} | {} | {:.1}% | {:.3} | {} |\n",
+        s.moves,
+        100.0 * s.optimal_rate,
+        s.mean_loss,
+        s.result_changes
+    )
+}
+
+impl Report {
+    /// The report as Markdown.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        s += "# Evaluation\n\n";
+        s += &format!("Command:\n\n```\n{}\n```\n\n", self.command);
+        s += &format!(
+            "Rules: {}. Mode: {}. {} games per pairing from {} openings of {} random moves \
+             (each opening played once from each seat), seed {}. {} of {} games played in {:.1} s{}.\n\n",
+            self.rules,
+            self.mode,
+            self.games_per_pairing,
+            self.openings,
+            self.opening_moves,
+            self.seed,
+            self.games_played,
+            self.games_planned,
+            self.seconds,
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+        s += "## Ratings\n\n";
+        s += &format!(
+            "Elo by maximum likelihood (Bradley–Terry, draws as half points), anchored at `{}` = 0, \
+             with 95% confidence intervals from the Fisher information.{}\n\n",
+            self.anchor,
+            if self.regularized {
+                " Some player scored all or nothing against the rest, so every pairing got one \
+                 virtual draw: the extreme ratings are lower bounds of a sort, not estimates."
+            } else {
+                ""
+            }
+        );
+        s += "| player | Elo | 95% CI | games | score |\n| --- | ---: | --- | ---: | ---: |\n";
+        for r in &self.ratings {
+            s += &format!(
+                "| `{}` | {:.0} | {:.0} .. {:.0} | {} | {:.1}% |\n",
+                r.player,
+                r.elo,
+                r.lower,
+                r.upper,
+                r.games,
+                100.0 * r.score
+            );
+        }
+        s += "\n## Pairings\n\n";
+        s += "Wins, draws and losses are for the first player; the margin is its seeds minus the \
+              other's; by seat: W-D-L when the first player started South / North.\n\n";
+        s += "| player | opponent | games | wins | draws | losses | mean margin | as South | as North |\n\
+              | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+        for p in &self.pairings {
+            s += &format!(
+                "| `{}` | `{}` | {} | {} | {} | {} | {:+.2} | {}-{}-{} | {}-{}-{} |\n",
+                p.a,
+                p.b,
+                p.games,
+                p.a_wins,
+                p.draws,
+                p.b_wins,
+                p.a_mean_margin,
+                p.a_as_south[0],
+                p.a_as_south[1],
+                p.a_as_south[2],
+                p.a_as_north[0],
+                p.a_as_north[1],
+                p.a_as_north[2]
+            );
+        }
+        if let Some(j) = &self.judge {
+            s += &format!(
+                "\n## Judgement of `{}` by the exact solver\n\n\
+                 Every move it made in these games, scored against perfect play ({} distinct \
+                 positions, {:.1} s). Loss = the best move's value minus the chosen move's, in \
+                 seeds, for the mover. Phases by seeds still on the board: opening above 3/4 of all \
+                 seeds, endgame at most 1/3, middle between.\n\n",
+                j.player, j.positions, j.seconds
+            );
+            s += "| phase | moves | optimal | mean loss | result changes |\n| --- | ---: | ---: | ---: | ---: |\n";
+            s += &stats_row("all", &j.all);
+            s += &stats_row("opening", &j.opening);
+            s += &stats_row("middle", &j.middle);
+            s += &stats_row("endgame", &j.endgame);
+            if j.unsolved > 0 {
+                s += &format!("\n{} moves were not solved (stopped).\n", j.unsolved);
+            }
+            if !j.changes.is_empty() {
+                s += "\nMoves that changed the game-theoretic result:\n\n\
+                      | game | ply | phase | position | played | best | value -> after | change |\n\
+                      | ---: | ---: | --- | --- | --- | --- | --- | --- |\n";
+                for c in j.changes.iter().take(50) {
+                    s += &format!(
+                        "| {} | {} | {} | `{}` | {} | {} | {:+} -> {:+} | {} |\n",
+                        c.game,
+                        c.ply,
+                        c.phase.name(),
+                        c.position,
+                        c.played,
+                        c.best.join(" "),
+                        c.value,
+                        c.played_value,
+                        c.change
+                    );
+                }
+                if j.changes.len() > 50 {
+                    s += &format!("\n({} more in report.json.)\n", j.changes.len() - 50);
+                }
+            }
+            if !j.vs_solver.is_empty() {
+                let reached = j.vs_solver.iter().filter(|g| g.reached).count();
+                s += &format!(
+                    "\nAgainst `solver`: reached the game-theoretic result of the start in {reached} of {} games.\n\n\
+                     | game | seat | start | value | margin | reached |\n| ---: | --- | --- | ---: | ---: | --- |\n",
+                    j.vs_solver.len()
+                );
+                for g in &j.vs_solver {
+                    s += &format!(
+                        "| {} | {} | `{}` | {:+} | {:+} | {} |\n",
+                        g.game,
+                        g.seat.name(),
+                        g.start,
+                        g.value,
+                        g.margin,
+                        if g.reached { "yes" } else { "no" }
+                    );
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Finds a training run's checkpoint sidecar: `DIR` may be the sidecar itself, a checkpoint
+/// folder holding `meta.json`, or an experiment folder `.../experiments/<run>` whose checkpoint is
+/// `.../checkpoints/<run>/meta.json`.
+pub fn find_sidecar(dir: &Path) -> anyhow::Result<PathBuf> {
+    if dir.is_file() {
+        return Ok(dir.to_path_buf());
+    }
+    let direct = dir.join("meta.json");
+    if direct.is_file() {
+        return Ok(direct);
+    }
+    if let (Some(run), Some(parent)) = (dir.file_name(), dir.parent()) {
+        let root = parent.parent().unwrap_or(Path::new(""));
+        let sibling = root.join("checkpoints").join(run).join("meta.json");
+        if sibling.is_file() {
+            return Ok(sibling);
+        }
+    }
+    anyhow::bail!(
+        "no checkpoint sidecar (meta.json) for run {}: give the checkpoint folder or its meta.json",
+        dir.display()
+    )
+}
+
+/// The evaluation curve of a run: win share (a draw is half) against each opponent by iteration,
+/// and the solver's optimal-move rate where it was measured. Read as plain JSON, so it needs no
+/// training code.
+pub fn run_curve(sidecar: &Path) -> anyhow::Result<Vec<Series>> {
+    let text = std::fs::read_to_string(sidecar)
+        .with_context(|| format!("reading {}", sidecar.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", sidecar.display()))?;
+    let evals = v["evaluations"]
+        .as_array()
+        .with_context(|| format!("{} has no evaluations", sidecar.display()))?;
+    let mut series: Vec<Series> = Vec::new();
+    let mut optimal = Series {
+        name: "solver: optimal-move rate".into(),
+        points: Vec::new(),
+    };
+    for e in evals {
+        let it = e["iteration"].as_f64().unwrap_or(0.0);
+        let mut by_opp: Vec<(String, f64, f64)> = Vec::new();
+        for g in e["games"].as_array().into_iter().flatten() {
+            let opp = g["opponent"].as_str().unwrap_or("?").to_string();
+            let n = g["games"].as_f64().unwrap_or(0.0);
+            let pts = g["wins"].as_f64().unwrap_or(0.0) + 0.5 * g["draws"].as_f64().unwrap_or(0.0);
+            match by_opp.iter_mut().find(|o| o.0 == opp) {
+                Some(o) => {
+                    o.1 += pts;
+                    o.2 += n;
+                }
+                None => by_opp.push((opp, pts, n)),
+            }
+        }
+        for (opp, pts, n) in by_opp {
+            if n <= 0.0 {
+                continue;
+            }
+            let name = format!("score vs {opp}");
+            match series.iter_mut().find(|s| s.name == name) {
+                Some(s) => s.points.push((it, pts / n)),
+                None => series.push(Series {
+                    name,
+                    points: vec![(it, pts / n)],
+                }),
+            }
+        }
+        if let Some(r) = e["solver"]["optimal_rate"].as_f64() {
+            optimal.points.push((it, r));
+        }
+    }
+    if !optimal.points.is_empty() {
+        series.push(optimal);
+    }
+    if series.is_empty() {
+        anyhow::bail!("{} has no evaluations yet", sidecar.display());
+    }
+    Ok(series)
+}

@@ -1,0 +1,284 @@
+//! `kalaha play`: a person against a bot (or against themself in practice mode), in a terminal
+//! UI or, when standard input is not a terminal, line by line so it can be scripted.
+//!
+//! - [`board`]: the board from the player's side, with the last sowing marked.
+//! - [`line`]: the line-by-line game.
+//! - [`tui`]: the terminal game (ratatui).
+//!
+//! Both front ends drive one [`Session`]: the game record, whose seats a person holds, the
+//! opponent bot, and the commands (move, undo, redo, hint).
+
+pub mod board;
+pub mod line;
+pub mod tui;
+
+use rand::rngs::SmallRng;
+
+use crate::bots::{Bot, BotSpec, game_rng};
+use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side, parse_move};
+use crate::solver::{Solver, SolverConfig};
+
+use board::BoardView;
+
+/// A command typed by the person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Play a move.
+    Play(Move),
+    /// Take back the last move (and the bot's replies, against a bot).
+    Undo,
+    /// Replay an undone move.
+    Redo,
+    /// Show the solver's value of every move.
+    Hint,
+    /// Leave.
+    Quit,
+}
+
+impl Command {
+    /// Reads a command: a pit number, `swap`, `u`/`undo`, `r`/`redo`, `h`/`hint`, `q`/`quit`.
+    pub fn parse(text: &str) -> Result<Command, String> {
+        let t = text.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "" => Err("type a pit number, or h for a hint, u to undo, q to quit".into()),
+            "u" | "undo" => Ok(Command::Undo),
+            "r" | "redo" => Ok(Command::Redo),
+            "h" | "hint" | "?" => Ok(Command::Hint),
+            "q" | "quit" | "exit" => Ok(Command::Quit),
+            _ => parse_move(&t)
+                .map(Command::Play)
+                .ok_or_else(|| format!("'{}' is not a move or a command", text.trim())),
+        }
+    }
+}
+
+/// One game and the people and bot in it.
+pub struct Session {
+    /// The game so far.
+    pub game: Game,
+    /// The seat the person started in (South at the bottom in practice mode).
+    pub human: Side,
+    /// Practice: the person plays both sides.
+    pub practice: bool,
+    /// The opponent, unless practising.
+    pub opponent: Option<BotSpec>,
+    bot: Option<Box<dyn Bot>>,
+    rng: SmallRng,
+    seed: u64,
+    games: u64,
+    hints: Option<Solver>,
+}
+
+/// What a move did, in words, e.g. `South (you) played 3: extra turn`.
+pub fn describe(played: &Played, who: &str) -> String {
+    let mut s = format!("{who} played {}", played.mv);
+    let o = &played.outcome;
+    if o.swapped {
+        s += ": the players swap seats";
+    } else if o.extra_turn {
+        s += ": last seed in the kalaha, extra turn";
+    } else if o.captured > 0 {
+        s += &format!(": capture, {} seeds to the kalaha", o.captured);
+    }
+    s
+}
+
+impl Session {
+    /// A new session; `human` is the person's seat; `opponent` is `None` in practice mode.
+    pub fn new(rules: &Rules, human: Side, opponent: Option<BotSpec>, seed: u64) -> Session {
+        Session {
+            game: Game::new(rules),
+            human,
+            practice: opponent.is_none(),
+            bot: opponent.as_ref().map(|o| o.build()),
+            opponent,
+            rng: game_rng(seed, 0),
+            seed,
+            games: 0,
+            hints: None,
+        }
+    }
+
+    /// The position now.
+    pub fn position(&self) -> &Position {
+        self.game.position()
+    }
+
+    /// The seat the person sits in now (after a pie swap, the other one).
+    pub fn human_seat(&self) -> Side {
+        self.game.seat_of(self.human)
+    }
+
+    /// Whether the person is to move (always in practice mode, until the game ends).
+    pub fn human_to_move(&self) -> bool {
+        !self.position().is_over()
+            && (self.practice || self.position().to_move() == self.human_seat())
+    }
+
+    /// The side drawn at the bottom.
+    pub fn bottom(&self) -> Side {
+        if self.practice {
+            Side::South
+        } else {
+            self.human_seat()
+        }
+    }
+
+    /// The board as the person sees it.
+    pub fn view(&self) -> BoardView {
+        BoardView::new(self.position(), self.bottom(), self.game.last())
+    }
+
+    /// Who sits in `seat`, for messages: `South (you)`, `North (minimax:6)`.
+    pub fn label(&self, seat: Side) -> String {
+        let side = seat.name();
+        let mut cap = side[..1].to_uppercase();
+        cap += &side[1..];
+        match &self.opponent {
+            _ if self.practice => cap,
+            _ if seat == self.human_seat() => format!("{cap} (you)"),
+            Some(o) => format!("{cap} ({o})"),
+            None => cap,
+        }
+    }
+
+    /// The person's move or command; `Err` explains bad input, which changes nothing.
+    pub fn play(&mut self, mv: Move) -> Result<String, String> {
+        if !self.human_to_move() {
+            return Err("it is not your move".into());
+        }
+        let who = self.label(self.position().to_move());
+        match self.game.play(mv) {
+            Ok(_) => Ok(describe(self.game.last().expect("just played"), &who)),
+            Err(e) => Err(match e {
+                IllegalMove::EmptyPit(p) => format!("pit {p} is empty; pick a pit with seeds"),
+                IllegalMove::OutOfRange { pits, .. } => {
+                    format!("there is no pit {mv}: pits are numbered 1 to {pits}")
+                }
+                other => other.to_string(),
+            }),
+        }
+    }
+
+    /// The bot's move, if it is the bot's turn: what it did, in words.
+    pub fn bot_move(&mut self) -> Option<String> {
+        if self.position().is_over() || self.human_to_move() {
+            return None;
+        }
+        let pos = *self.position();
+        let who = self.label(pos.to_move());
+        let mv = self.bot.as_mut()?.choose(&pos, &mut self.rng);
+        self.game.play(mv).expect("bots play legal moves");
+        Some(describe(self.game.last().expect("just played"), &who))
+    }
+
+    /// Takes back moves until the person is to move again (one move in practice mode).
+    pub fn undo(&mut self) -> Result<String, String> {
+        let mut n = 0;
+        while self.game.undo().is_some() {
+            n += 1;
+            if self.practice || self.human_to_move() {
+                break;
+            }
+        }
+        if n == 0 {
+            Err("nothing to undo".into())
+        } else {
+            Ok(format!(
+                "took back {n} move{}",
+                if n == 1 { "" } else { "s" }
+            ))
+        }
+    }
+
+    /// Replays undone moves until the person is to move again (one in practice mode).
+    pub fn redo(&mut self) -> Result<String, String> {
+        let mut n = 0;
+        while self.game.redo().is_some() {
+            n += 1;
+            if self.practice || self.human_to_move() || self.position().is_over() {
+                break;
+            }
+        }
+        if n == 0 {
+            Err("nothing to redo".into())
+        } else {
+            Ok(format!(
+                "replayed {n} move{}",
+                if n == 1 { "" } else { "s" }
+            ))
+        }
+    }
+
+    /// The solver's value of every legal move, best first, as one line.
+    pub fn hint(&mut self) -> Result<String, String> {
+        let pos = *self.position();
+        if pos.is_over() {
+            return Err("the game is over".into());
+        }
+        if self.hints.is_none() {
+            let cfg = SolverConfig {
+                memory_mb: 512,
+                ..SolverConfig::default()
+            };
+            self.hints = Some(Solver::new(pos.rules(), &cfg).map_err(|e| e.to_string())?);
+        }
+        let a = self.hints.as_ref().expect("just made").analyse(&pos);
+        let mut moves: Vec<(Move, i32)> = a
+            .moves
+            .iter()
+            .filter_map(|m| m.value().map(|v| (m.mv, v)))
+            .collect();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.1));
+        let list: Vec<String> = moves.iter().map(|(m, v)| format!("{m}: {v:+}")).collect();
+        Ok(format!(
+            "hint (final margin for the mover under perfect play): {}",
+            list.join(", ")
+        ))
+    }
+
+    /// The end of the game in words, once it is over.
+    pub fn result(&self) -> Option<String> {
+        let pos = self.position();
+        let result = pos.result()?;
+        let [s, n] = pos.score();
+        let score = format!("South {s}, North {n}");
+        Some(match result.winner() {
+            None => format!("Game over: a draw, {score}."),
+            Some(w) if self.practice => format!("Game over: {} wins, {score}.", w.name()),
+            Some(w) if w == self.human_seat() => format!("Game over: you win, {score}."),
+            Some(_) => format!("Game over: you lose, {score}."),
+        })
+    }
+
+    /// A fresh game with the person in the other seat (the same seat in practice mode).
+    pub fn next_game(&mut self) {
+        self.games += 1;
+        if !self.practice {
+            self.human = self.human.other();
+        }
+        self.game = Game::new(self.position().rules());
+        self.bot = self.opponent.as_ref().map(|o| o.build());
+        self.rng = game_rng(self.seed, self.games);
+    }
+}
+
+/// The bot a level stands for; `checkpoint` is the committed network if it fits the rules.
+/// easy = greedy, medium = minimax:6, hard = the network with 64 simulations of search (or
+/// mcts:2000 without one), perfect = the exact solver.
+pub fn level_spec(level: &str, checkpoint: Option<&str>) -> Result<String, String> {
+    Ok(match level {
+        "easy" => "greedy".into(),
+        "medium" => "minimax:6".into(),
+        "hard" => match checkpoint {
+            Some(path) => format!("policy:{path}:64"),
+            None => "mcts:2000".into(),
+        },
+        "perfect" => "solver".into(),
+        other => {
+            return Err(format!(
+                "unknown level '{other}' (expected easy, medium, hard or perfect)"
+            ));
+        }
+    })
+}
