@@ -28,6 +28,9 @@ pub struct EnvBench {
     pub runs: Vec<f64>,
     /// Seconds each run lasted, about.
     pub seconds_per_run: f64,
+    /// Median share of the pool's threads' wall time that this process got on a CPU (Linux
+    /// only): well below 1 means other programs took the cores and the figures are low.
+    pub cpu_share: Option<f64>,
 }
 
 /// What [`bench_env`] runs.
@@ -79,7 +82,7 @@ pub fn bench_env(rules: &Rules, spec: &EnvBenchSpec) -> anyhow::Result<EnvBench>
     let mut env = VecEnv::new(*rules, games, seed)?;
     let grain = grain.unwrap_or_else(|| default_grain(games, threads));
     env.set_grain(grain);
-    let (runs_sps, runs_gps) = pool.install(|| {
+    let (runs_sps, runs_gps, shares) = pool.install(|| {
         // Steps (of the whole batch) per run, calibrated so that a run lasts about `seconds`.
         let mut steps = 1u64;
         loop {
@@ -92,16 +95,19 @@ pub fn bench_env(rules: &Rules, spec: &EnvBenchSpec) -> anyhow::Result<EnvBench>
             }
             steps *= 4;
         }
-        let mut sps = Vec::new();
-        let mut gps = Vec::new();
+        let (mut sps, mut gps, mut share) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs.max(1) {
+            let cpu = cpu_seconds();
             let t = Instant::now();
             let finished = run(&mut env, steps);
             let dt = t.elapsed().as_secs_f64();
             sps.push((steps * games as u64) as f64 / dt);
             gps.push(finished as f64 / dt);
+            if let (Some(a), Some(b)) = (cpu, cpu_seconds()) {
+                share.push((b - a) / (dt * threads as f64));
+            }
         }
-        (sps, gps)
+        (sps, gps, share)
     });
     Ok(EnvBench {
         rules: rules.describe(),
@@ -112,7 +118,19 @@ pub fn bench_env(rules: &Rules, spec: &EnvBenchSpec) -> anyhow::Result<EnvBench>
         games_per_sec: median(&runs_gps),
         runs: runs_sps,
         seconds_per_run: seconds,
+        cpu_share: (!shares.is_empty()).then(|| median(&shares)),
     })
+}
+
+/// CPU time of every thread of this process so far, in seconds (Linux only: the scheduler's
+/// per-thread run time in `/proc/self/task/*/schedstat`).
+fn cpu_seconds() -> Option<f64> {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        ns += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(ns as f64 * 1e-9)
 }
 
 /// A piece size that gives each thread a few pieces to balance, but not pieces so small that
