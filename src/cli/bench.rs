@@ -12,6 +12,8 @@ pub enum BenchCommand {
     Rules(BenchRulesArgs),
     /// Random legal steps of a batch of games through the vectorised environment: steps per second.
     Env(BenchEnvArgs),
+    /// Full analyses (every move's exact value) of positions from random games: positions per second.
+    Solver(super::solve::BenchSolverArgs),
 }
 
 #[derive(Debug, Args)]
@@ -61,6 +63,7 @@ pub struct BenchRulesArgs {
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
+        BenchCommand::Solver(a) => super::solve::bench(a),
         BenchCommand::Env(a) => {
             let rules = a.rules.rules()?;
             let positive = a.seconds > 0.0 && a.seconds.is_finite();

@@ -5,6 +5,7 @@ mod eval;
 mod matches;
 mod play;
 mod show;
+mod solve;
 #[cfg(feature = "train")]
 mod train;
 
@@ -28,6 +29,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Play a series of games between two bots with fixed seats.
     Match(matches::MatchArgs),
+    /// Solve a position exactly: its value and every move's value under perfect play.
+    Solve(solve::SolveArgs),
     /// Play a game against a bot (or both sides) in the terminal; line by line when piped.
     Play(play::PlayArgs),
     /// Rate bots in a gauntlet or round robin, optionally judged move by move by the solver.
@@ -113,6 +116,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Show(a) => show::run(a),
         Command::Match(a) => matches::run(a),
+        Command::Solve(a) => solve::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(b) => bench::run(b),

@@ -1,0 +1,252 @@
+//! `kalaha solve`: the exact value of a position and of each of its moves.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::Serialize;
+
+use super::show::load_game;
+use super::{RuleArgs, emit, emit_json};
+use crate::solver::{
+    Analysis, DbSize, MoveValueJson, Progress, Solver, SolverConfig, default_cache_dir, move_json,
+};
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Solve this position (notation), else the rules' start.
+    #[arg(long, value_name = "NOTATION", allow_hyphen_values = true)]
+    position: Option<String>,
+    /// Moves to play first, e.g. 3,1,6.
+    #[arg(long, value_name = "MOVES", default_value = "")]
+    moves: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Stop after this many seconds with the bounds proven so far.
+    #[arg(long, value_name = "SECS")]
+    time_limit: Option<f64>,
+    /// Memory for the transposition table and endgame database, in MiB.
+    #[arg(long, value_name = "MB", default_value_t = 2048)]
+    memory: usize,
+    /// Endgame database: the most seeds on the board it covers (0 for none; default: automatic).
+    #[arg(long, value_name = "SEEDS")]
+    db_seeds: Option<u32>,
+    /// Folder for endgame databases (default $KALAHA_CACHE, else ~/.cache/kalaha).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct SolveJson {
+    position: String,
+    rules: String,
+    to_move: char,
+    value: Option<i32>,
+    lower: i32,
+    upper: i32,
+    complete: bool,
+    moves: Vec<MoveValueJson>,
+    best: Vec<serde_json::Value>,
+    nodes: u64,
+    seconds: f64,
+    setup_seconds: f64,
+    db_seeds: u32,
+    db: Option<String>,
+    memory_mb: f64,
+}
+
+fn signed(v: i32) -> String {
+    format!("{v:+}")
+}
+
+fn bounds(lo: i32, hi: i32) -> String {
+    if lo == hi {
+        signed(lo)
+    } else {
+        format!("{}..{}", signed(lo), signed(hi))
+    }
+}
+
+pub fn run(a: SolveArgs) -> anyhow::Result<()> {
+    let game = load_game(&a.rules, a.position.as_deref(), &a.moves)?;
+    let pos = *game.position();
+    let limit = match a.time_limit {
+        Some(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s)),
+        Some(_) => anyhow::bail!("--time-limit must be a positive number of seconds"),
+        None => None,
+    };
+    let config = SolverConfig {
+        memory_mb: a.memory,
+        db: match a.db_seeds {
+            None => DbSize::Auto,
+            Some(0) => DbSize::Off,
+            Some(s) => DbSize::Seeds(s),
+        },
+        cache_dir: a.cache.clone().or_else(default_cache_dir),
+        ..SolverConfig::default()
+    };
+    let started = Instant::now();
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_message("loading or building the endgame database");
+    spinner.enable_steady_tick(Duration::from_millis(200));
+    let solver = Arc::new(Solver::new(pos.rules(), &config)?);
+    let setup = started.elapsed().as_secs_f64();
+    let progress = Arc::new(Progress::default());
+    {
+        let solver = Arc::clone(&solver);
+        // A second Ctrl-C ends the process as usual.
+        let _ = ctrlc::set_handler(move || solver.stop());
+    }
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let analysis: Analysis = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let b = progress
+                    .bounds()
+                    .map_or("?".to_string(), |(lo, hi)| bounds(lo, hi));
+                spinner.set_message(format!(
+                    "value {b}, {:.1} M nodes, {:.0} s",
+                    solver.nodes() as f64 / 1e6,
+                    started.elapsed().as_secs_f64()
+                ));
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let r = solver.analyse_within(&pos, limit, Some(&progress));
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
+    spinner.finish_and_clear();
+    let me = pos.to_move();
+    if a.json {
+        return emit_json(&SolveJson {
+            position: pos.to_string(),
+            rules: pos.rules().describe(),
+            to_move: me.letter(),
+            value: analysis.value(),
+            lower: analysis.lower,
+            upper: analysis.upper,
+            complete: analysis.complete(),
+            moves: analysis.moves.iter().map(MoveValueJson::from).collect(),
+            best: analysis.best().into_iter().map(move_json).collect(),
+            nodes: analysis.nodes,
+            seconds: analysis.seconds,
+            setup_seconds: setup,
+            db_seeds: solver.db_seeds(),
+            db: solver.db_source().map(|s| s.to_string()),
+            memory_mb: solver.memory_bytes() as f64 / (1 << 20) as f64,
+        });
+    }
+    let mut s = format!("{}\nposition: {pos}\n", pos.rules().describe());
+    if let Some(src) = solver.db_source() {
+        s += &format!(
+            "endgame database: {} seeds, {src} ({setup:.1} s)\n",
+            solver.db_seeds()
+        );
+    }
+    let verdict = if analysis.complete() {
+        ""
+    } else {
+        " (stopped: bounds only)"
+    };
+    s += &format!(
+        "value for {} (to move): {}{verdict}\n",
+        me.name(),
+        bounds(analysis.lower, analysis.upper)
+    );
+    let cells: Vec<String> = analysis
+        .moves
+        .iter()
+        .map(|m| format!("{}: {}", m.mv, bounds(m.lower, m.upper)))
+        .collect();
+    if !cells.is_empty() {
+        s += &format!("moves: {}\n", cells.join(", "));
+    }
+    let best: Vec<String> = analysis.best().iter().map(|m| m.to_string()).collect();
+    if !best.is_empty() {
+        s += &format!("best: {}\n", best.join(" "));
+    }
+    s += &format!(
+        "{} nodes in {:.2} s ({:.2} M nodes/s), {:.0} MiB\n",
+        analysis.nodes,
+        analysis.seconds,
+        analysis.nodes as f64 / analysis.seconds.max(1e-9) / 1e6,
+        solver.memory_bytes() as f64 / (1 << 20) as f64
+    );
+    emit(&s)
+}
+
+/// Flags of `kalaha bench solver`.
+#[derive(Debug, Args)]
+pub struct BenchSolverArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Positions to analyse.
+    #[arg(long, default_value_t = 200)]
+    positions: usize,
+    /// Fewest random moves into the game.
+    #[arg(long, default_value_t = 10)]
+    from: usize,
+    /// Most random moves into the game.
+    #[arg(long, default_value_t = 30)]
+    to: usize,
+    /// Seed of the random games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Memory for the transposition table and endgame database, in MiB.
+    #[arg(long, value_name = "MB", default_value_t = 2048)]
+    memory: usize,
+    /// Endgame database: the most seeds on the board it covers (0 for none; default: automatic).
+    #[arg(long, value_name = "SEEDS")]
+    db_seeds: Option<u32>,
+    /// Folder for endgame databases (default $KALAHA_CACHE, else ~/.cache/kalaha).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `kalaha bench solver`.
+pub fn bench(a: BenchSolverArgs) -> anyhow::Result<()> {
+    let rules = a.rules.rules()?;
+    anyhow::ensure!(a.from <= a.to, "--from must not exceed --to");
+    anyhow::ensure!(a.positions > 0, "--positions must be at least 1");
+    let config = SolverConfig {
+        memory_mb: a.memory,
+        db: match a.db_seeds {
+            None => DbSize::Auto,
+            Some(0) => DbSize::Off,
+            Some(s) => DbSize::Seeds(s),
+        },
+        cache_dir: a.cache.clone().or_else(default_cache_dir),
+        ..SolverConfig::default()
+    };
+    let t = Instant::now();
+    let solver = Solver::new(&rules, &config)?;
+    let setup = t.elapsed().as_secs_f64();
+    let positions =
+        crate::solver::bench::midgame_positions(&rules, a.positions, a.from, a.to, a.seed);
+    let r = crate::solver::bench::bench_solver(&solver, &positions, setup);
+    if a.json {
+        emit_json(&r)
+    } else {
+        emit(&format!(
+            "{}: {:.1} positions/s fully analysed ({} positions {}..{} moves into random games, {:.0} nodes each, {:.2} s on {} threads; database {} seeds, set up in {:.1} s)\n",
+            r.rules,
+            r.positions_per_sec,
+            r.positions,
+            a.from,
+            a.to,
+            r.nodes_per_position,
+            r.seconds,
+            r.threads,
+            r.db_seeds,
+            r.setup_seconds
+        ))
+    }
+}

@@ -1,0 +1,496 @@
+//! The endgame database: the exact gain of every board with few seeds left, built by retrograde
+//! analysis and kept on disk in a cache folder.
+//!
+//! Seeds never come back from a store, so a board with `b` seeds leads only to boards with at most
+//! `b` seeds; and a sowing that keeps all its seeds on the board stays in the mover's own row and
+//! moves every sown seed closer to the mover's store. Boards with the same seed count therefore
+//! form an acyclic graph: levels `b = 0, 1, ..` are built in order, each in parallel over its
+//! boards, and a board whose same-level successor is not known yet works that successor out first.
+//!
+//! The gain of a board does not depend on the number of seeds per pit `n`, the stores or the pie
+//! rule; it does depend on `m` and the capture, leftover and end rules, which name the file.
+//!
+//! # File format (version 1, all integers little-endian)
+//!
+//! | offset | bytes | field |
+//! | --- | --- | --- |
+//! | 0 | 8 | magic `KALAHAEG` |
+//! | 8 | 4 | format version, 1 |
+//! | 12 | 1 | pits per side `m` |
+//! | 13 | 1 | capture: 0 standard, 1 empty, 2 off |
+//! | 14 | 1 | leftover: 0 owner, 1 emptier, 2 discard |
+//! | 15 | 1 | end: 0 immediate, 1 on-turn |
+//! | 16 | 4 | most seeds on the board `B` |
+//! | 20 | 4 | reserved, 0 |
+//! | 24 | 8 | entries, `C(B + 2m, 2m)` |
+//! | 32 | 8 | checksum of bytes 0..32 and of the payload ([`checksum`]) |
+//! | 40 | entries | payload: for each board rank ([`super::key`]), the gain for the player to move as an `i8` |
+//!
+//! A file whose size, header or checksum does not match is never trusted: it is rebuilt.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rayon::prelude::*;
+
+use super::key::{Encoder, binomial};
+use crate::rules::{Capture, End, Leftover, Rules};
+
+const MAGIC: &[u8; 8] = b"KALAHAEG";
+const VERSION: u32 = 1;
+const HEADER: usize = 40;
+const UNKNOWN: u8 = 0x80;
+/// Most seeds a database may cover (gains must fit in an `i8`).
+pub const MAX_DB_SEEDS: u32 = 100;
+
+/// Exact gains of every board with at most `max_seeds` seeds, for one set of rules.
+pub struct Endgame {
+    m: usize,
+    capture: Capture,
+    leftover: Leftover,
+    end: End,
+    max_seeds: u32,
+    values: Vec<u8>,
+}
+
+/// Where a database came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DbSource {
+    /// Read from this file.
+    Loaded(PathBuf),
+    /// Built, and written to this file if there is one.
+    Built(Option<PathBuf>),
+    /// The file was refused for this reason and rebuilt.
+    Rebuilt { path: PathBuf, reason: String },
+}
+
+impl fmt::Display for DbSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DbSource::Loaded(p) => write!(f, "loaded {}", p.display()),
+            DbSource::Built(Some(p)) => write!(f, "built and saved to {}", p.display()),
+            DbSource::Built(None) => f.write_str("built in memory"),
+            DbSource::Rebuilt { path, reason } => {
+                write!(f, "rebuilt {} ({reason})", path.display())
+            }
+        }
+    }
+}
+
+/// Entries of a database for `m` pits a side and at most `max_seeds` seeds.
+pub fn entries(m: usize, max_seeds: u32) -> u128 {
+    binomial(max_seeds as u64 + 2 * m as u64, 2 * m as u64)
+}
+
+fn code_capture(c: Capture) -> u8 {
+    match c {
+        Capture::Standard => 0,
+        Capture::Empty => 1,
+        Capture::Off => 2,
+    }
+}
+
+fn code_leftover(l: Leftover) -> u8 {
+    match l {
+        Leftover::Owner => 0,
+        Leftover::Emptier => 1,
+        Leftover::Discard => 2,
+    }
+}
+
+fn code_end(e: End) -> u8 {
+    match e {
+        End::Immediate => 0,
+        End::OnTurn => 1,
+    }
+}
+
+/// A 64-bit checksum of `bytes` (four multiply-rotate lanes over 8-byte words, then mixed), fast
+/// enough to check a file of hundreds of megabytes in a fraction of a second.
+pub fn checksum(parts: &[&[u8]]) -> u64 {
+    const P: [u64; 4] = [
+        0x9E37_79B9_7F4A_7C15,
+        0xC2B2_AE3D_27D4_EB4F,
+        0x1656_67B1_9E37_79F9,
+        0xD6E8_FEB8_6659_FD93,
+    ];
+    let mut lanes = [1u64, 2, 3, 4];
+    let mut total = 0u64;
+    for part in parts {
+        total += part.len() as u64;
+        let mut chunks = part.chunks_exact(32);
+        for c in &mut chunks {
+            for (k, lane) in lanes.iter_mut().enumerate() {
+                let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+                *lane = (*lane ^ w).wrapping_mul(P[k]).rotate_left(31);
+            }
+        }
+        let mut tail = [0u8; 32];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+            *lane = (*lane ^ w ^ rest.len() as u64)
+                .wrapping_mul(P[k])
+                .rotate_left(31);
+        }
+    }
+    let mut h = total;
+    for (k, lane) in lanes.iter().enumerate() {
+        h = (h ^ lane).wrapping_mul(P[(k + 1) % 4]).rotate_left(27);
+    }
+    h ^ (h >> 32)
+}
+
+/// The rules a database depends on, with the board size.
+struct Builder<'a> {
+    m: usize,
+    capture: Capture,
+    leftover: Leftover,
+    end: End,
+    enc: &'a Encoder,
+    values: &'a [AtomicU8],
+}
+
+/// A board seen from the player to move: the mover's pits `0..m`, then the opponent's `m..2m`.
+type Board = [u8; 30];
+
+impl Builder<'_> {
+    fn over(&self, a: &Board) -> bool {
+        let m = self.m;
+        let mine = a[..m].iter().all(|&x| x == 0);
+        match self.end {
+            End::Immediate => mine || a[m..2 * m].iter().all(|&x| x == 0),
+            End::OnTurn => mine,
+        }
+    }
+
+    /// Gain of a finished game for the player to move.
+    fn terminal(&self, a: &Board) -> i32 {
+        let m = self.m;
+        let mine: i32 = a[..m].iter().map(|&x| x as i32).sum();
+        let theirs: i32 = a[m..2 * m].iter().map(|&x| x as i32).sum();
+        match self.leftover {
+            Leftover::Owner => mine - theirs,
+            Leftover::Discard => 0,
+            // The game is over, so one row is empty; if it is the mover's, the mover takes all.
+            Leftover::Emptier => {
+                if mine == 0 {
+                    theirs
+                } else {
+                    -mine
+                }
+            }
+        }
+    }
+
+    /// Sows the mover's pit `i`; returns the seeds banked and whether the mover moves again.
+    /// Without an extra turn the board is turned to the opponent's point of view.
+    fn sow(&self, a: &mut Board, i: usize) -> (i32, bool) {
+        let m = self.m;
+        let len = 2 * m + 1;
+        let seeds = a[i];
+        a[i] = 0;
+        let mut gain = 0;
+        let mut q = i;
+        for _ in 0..seeds {
+            q += 1;
+            if q == len {
+                q = 0;
+            }
+            match q.cmp(&m) {
+                std::cmp::Ordering::Less => a[q] += 1,
+                std::cmp::Ordering::Equal => gain += 1,
+                std::cmp::Ordering::Greater => a[q - 1] += 1,
+            }
+        }
+        if q == m {
+            return (gain, true);
+        }
+        if q < m && a[q] == 1 && self.capture != Capture::Off {
+            let o = 2 * m - 1 - q;
+            if a[o] > 0 || self.capture == Capture::Empty {
+                gain += a[o] as i32 + 1;
+                a[q] = 0;
+                a[o] = 0;
+            }
+        }
+        let mut turned = [0u8; 30];
+        turned[..m].copy_from_slice(&a[m..2 * m]);
+        turned[m..2 * m].copy_from_slice(&a[..m]);
+        *a = turned;
+        (gain, false)
+    }
+
+    /// Gain of board `a` for the player to move, working out unknown successors first.
+    fn solve(&self, a: &Board) -> i32 {
+        if self.over(a) {
+            return self.terminal(a);
+        }
+        let m = self.m;
+        let mut best = i32::MIN;
+        for i in 0..m {
+            if a[i] == 0 {
+                continue;
+            }
+            let mut c = *a;
+            let (gain, extra) = self.sow(&mut c, i);
+            let (r, _) = self.enc.rank(c[..2 * m].iter().copied());
+            let slot = &self.values[r as usize];
+            let known = slot.load(Ordering::Relaxed);
+            let v = if known == UNKNOWN {
+                let v = self.solve(&c);
+                slot.store(v as i8 as u8, Ordering::Relaxed);
+                v
+            } else {
+                known as i8 as i32
+            };
+            best = best.max(gain + if extra { v } else { -v });
+        }
+        best
+    }
+}
+
+/// Next board of the same seed count in rank order (see [`super::key`]); false after the last.
+fn next_board(a: &mut [u8]) -> bool {
+    let k = a.len();
+    let mut prefix = 0u32;
+    for j in 0..k - 1 {
+        prefix += a[j] as u32;
+        if a[j + 1] > 0 {
+            for x in &mut a[..j] {
+                *x = 0;
+            }
+            a[j] = prefix as u8 + 1;
+            a[j + 1] -= 1;
+            return true;
+        }
+    }
+    false
+}
+
+impl Endgame {
+    /// Builds the database for `rules` (only `m` and the capture, leftover and end rules matter)
+    /// covering every board with at most `max_seeds` seeds, on the rayon pool.
+    pub fn build(rules: &Rules, max_seeds: u32) -> Endgame {
+        let m = rules.pits();
+        let max_seeds = max_seeds.min(MAX_DB_SEEDS);
+        let count = entries(m, max_seeds) as usize;
+        let enc = Encoder::new(m, max_seeds);
+        let values: Vec<AtomicU8> = (0..count).map(|_| AtomicU8::new(UNKNOWN)).collect();
+        let builder = Builder {
+            m,
+            capture: rules.capture,
+            leftover: rules.leftover,
+            end: rules.end,
+            enc: &enc,
+            values: &values,
+        };
+        const CHUNK: u64 = 1 << 14;
+        for b in 0..=max_seeds {
+            let lo = if b == 0 { 0 } else { entries(m, b - 1) as u64 };
+            let hi = entries(m, b) as u64;
+            let chunks = (hi - lo).div_ceil(CHUNK);
+            (0..chunks).into_par_iter().for_each(|c| {
+                let start = lo + c * CHUNK;
+                let end = (start + CHUNK).min(hi);
+                let mut a: Board = [0; 30];
+                enc.unrank(start, &mut a[..2 * m]);
+                for r in start..end {
+                    let slot = &values[r as usize];
+                    if slot.load(Ordering::Relaxed) == UNKNOWN {
+                        slot.store(builder.solve(&a) as i8 as u8, Ordering::Relaxed);
+                    }
+                    next_board(&mut a[..2 * m]);
+                }
+            });
+        }
+        Endgame {
+            m,
+            capture: rules.capture,
+            leftover: rules.leftover,
+            end: rules.end,
+            max_seeds,
+            values: values.into_iter().map(AtomicU8::into_inner).collect(),
+        }
+    }
+
+    /// Most seeds on the board that the database covers.
+    pub fn max_seeds(&self) -> u32 {
+        self.max_seeds
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the database answers for positions played under `rules`.
+    pub fn fits(&self, rules: &Rules) -> bool {
+        rules.pits() == self.m
+            && rules.capture == self.capture
+            && rules.leftover == self.leftover
+            && rules.end == self.end
+    }
+
+    /// Gain for the player to move of the board with rank `rank` (see [`super::key`]).
+    /// Precondition: the board holds at most [`Endgame::max_seeds`] seeds.
+    #[inline(always)]
+    pub fn gain(&self, rank: u64) -> i32 {
+        self.values[rank as usize] as i8 as i32
+    }
+
+    fn header(&self) -> [u8; 32] {
+        let mut h = [0u8; 32];
+        h[..8].copy_from_slice(MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12] = self.m as u8;
+        h[13] = code_capture(self.capture);
+        h[14] = code_leftover(self.leftover);
+        h[15] = code_end(self.end);
+        h[16..20].copy_from_slice(&self.max_seeds.to_le_bytes());
+        h[24..32].copy_from_slice(&(self.values.len() as u64).to_le_bytes());
+        h
+    }
+
+    /// The file name for these rules and size, e.g. `endgame-v1-m6-standard-owner-immediate-b16.kdb`.
+    pub fn file_name(rules: &Rules, max_seeds: u32) -> String {
+        format!(
+            "endgame-v{VERSION}-m{}-{}-{}-{}-b{max_seeds}.kdb",
+            rules.pits(),
+            rules.capture,
+            rules.leftover,
+            rules.end
+        )
+    }
+
+    /// Writes the database to `path` (through a temporary file and a rename).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let header = self.header();
+        let sum = checksum(&[&header, &self.values]);
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            f.write_all(&header)?;
+            f.write_all(&sum.to_le_bytes())?;
+            f.write_all(&self.values)?;
+            f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)
+    }
+
+    /// Reads a database from `path`, checking that it is whole and made for `rules` and
+    /// `max_seeds`; the error says why it was refused.
+    pub fn load(path: &Path, rules: &Rules, max_seeds: u32) -> Result<Endgame, String> {
+        let mut bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let want = Endgame {
+            m: rules.pits(),
+            capture: rules.capture,
+            leftover: rules.leftover,
+            end: rules.end,
+            max_seeds,
+            values: Vec::new(),
+        };
+        let count = entries(want.m, max_seeds) as usize;
+        if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+            return Err("not an endgame database".into());
+        }
+        let mut header = want.header();
+        header[24..32].copy_from_slice(&(count as u64).to_le_bytes());
+        if bytes[..32] != header {
+            return Err("made for other rules, size or format version".into());
+        }
+        if bytes.len() != HEADER + count {
+            return Err(format!(
+                "{} bytes where {} were expected",
+                bytes.len(),
+                HEADER + count
+            ));
+        }
+        let stored = u64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes"));
+        if checksum(&[&bytes[..32], &bytes[HEADER..]]) != stored {
+            return Err("checksum mismatch".into());
+        }
+        bytes.drain(..HEADER);
+        Ok(Endgame {
+            values: bytes,
+            ..want
+        })
+    }
+
+    /// Loads the database for `rules` and `max_seeds` from `dir`, or builds it (and saves it there)
+    /// when the file is missing or refused. With no folder it is built in memory.
+    pub fn load_or_build(dir: Option<&Path>, rules: &Rules, max_seeds: u32) -> (Endgame, DbSource) {
+        let max_seeds = max_seeds.min(MAX_DB_SEEDS);
+        let Some(dir) = dir else {
+            return (Endgame::build(rules, max_seeds), DbSource::Built(None));
+        };
+        let path = dir.join(Endgame::file_name(rules, max_seeds));
+        let refused = if path.exists() {
+            match Endgame::load(&path, rules, max_seeds) {
+                Ok(db) => return (db, DbSource::Loaded(path)),
+                Err(reason) => Some(reason),
+            }
+        } else {
+            None
+        };
+        let db = Endgame::build(rules, max_seeds);
+        let saved = db.save(&path);
+        let source = match (refused, saved) {
+            (Some(reason), _) => DbSource::Rebuilt { path, reason },
+            (None, Ok(())) => DbSource::Built(Some(path)),
+            (None, Err(_)) => DbSource::Built(None),
+        };
+        (db, source)
+    }
+}
+
+/// The default cache folder: `$KALAHA_CACHE`, else `$XDG_CACHE_HOME/kalaha`, else
+/// `~/.cache/kalaha`; `None` if there is no home.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("KALAHA_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("kalaha")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache").join("kalaha")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boards_of_one_seed_count_come_in_rank_order() {
+        let enc = Encoder::new(3, 6);
+        for b in 0..=6u32 {
+            let mut a = [0u8; 6];
+            a[5] = b as u8;
+            let lo = if b == 0 { 0 } else { entries(3, b - 1) as u64 };
+            let hi = entries(3, b) as u64;
+            for r in lo..hi {
+                assert_eq!(enc.rank(a.iter().copied()).0, r);
+                assert_eq!(next_board(&mut a), r + 1 < hi);
+            }
+        }
+    }
+
+    #[test]
+    fn checksum_sees_every_byte_and_the_split() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+        let base = checksum(&[&data]);
+        for i in [0, 31, 32, 999] {
+            let mut d = data.clone();
+            d[i] ^= 1;
+            assert_ne!(checksum(&[&d]), base);
+        }
+        assert_ne!(checksum(&[&data[..999]]), base);
+    }
+}

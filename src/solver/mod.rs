@@ -1,0 +1,29 @@
+//! The exact solver: the perfect-play value of any position under any rule options, and of every
+//! move, fast enough to judge every move an agent makes.
+//!
+//! One idea per file, in the order a reader needs them:
+//! - [`key`]: a board seen from the player to move, ranked into a dense integer key.
+//! - [`table`]: the lock-free transposition table of proven bounds.
+//! - [`order`]: move generation and ordering.
+//! - [`endgame`]: the endgame database of every board with few seeds, built by retrograde
+//!   analysis and cached on disk.
+//! - [`search`]: alpha-beta over gains, driven to the exact value by null-window tests.
+//! - [`analyse`]: the [`Solver`]: set-up within a memory budget, all move values, time limits,
+//!   and batches judged in parallel.
+
+mod analyse;
+pub mod bench;
+pub mod endgame;
+mod key;
+mod order;
+mod search;
+mod table;
+
+#[cfg(test)]
+mod tests;
+
+pub use analyse::{
+    Analysis, DbSize, MoveValue, MoveValueJson, Progress, Solver, SolverConfig, SolverError,
+    move_json,
+};
+pub use endgame::{DbSource, Endgame, default_cache_dir};

@@ -1,0 +1,121 @@
+//! Move generation and ordering: every move of a position played out, with what it banked, sorted
+//! so that the moves most likely to be best are searched first.
+
+use crate::rules::{Move, Position};
+
+/// The move field for the pie answer (the table's "none" too: pit indexes take 0..15).
+pub(crate) const SWAP: u8 = super::table::NO_MOVE;
+
+/// A move of a position, played.
+#[derive(Clone, Copy)]
+pub(crate) struct Child {
+    /// The position after the move.
+    pub pos: Position,
+    /// Its pie state (see [`super::key::PIE_STATES`]).
+    pub pie: u8,
+    /// Seeds the move banked for the mover (sown into the store or captured).
+    pub delta: i32,
+    /// The mover moves again (an extra turn); otherwise the opponent moves next.
+    pub same: bool,
+    /// The game is over after the move.
+    pub over: bool,
+    /// Pit index 0..m, or [`SWAP`].
+    pub mv: u8,
+    /// Ordering score: higher is searched first.
+    pub score: i32,
+}
+
+impl Child {
+    /// The move as the rules name it.
+    pub fn to_move(self) -> Move {
+        if self.mv == SWAP {
+            Move::Swap
+        } else {
+            Move::Pit(self.mv + 1)
+        }
+    }
+
+    /// The mover's gain through this move, given the gain of the position after it for its mover.
+    #[inline(always)]
+    pub fn through(&self, child_gain: i32) -> i32 {
+        if self.same {
+            self.delta + child_gain
+        } else {
+            self.delta - child_gain
+        }
+    }
+}
+
+/// The pie state after a sowing from a position in pie state `pie`.
+#[inline(always)]
+fn pie_after(pie: u8, next: &Position, extra_turn: bool, over: bool) -> u8 {
+    match pie {
+        0 => 0,
+        _ if over => 0,
+        _ if next.swap_allowed() => 2,
+        1 if extra_turn => 1,
+        _ => 0,
+    }
+}
+
+/// Plays every legal move of `pos` (not over, pie state `pie`) into `out`, cleared first.
+#[inline]
+pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
+    out.clear();
+    let me = pos.to_move();
+    let banked = pos.store(me) as i32;
+    let mut bits = pos.nonempty_pits();
+    while bits != 0 {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let mut next = *pos;
+        let o = next.play_index_unchecked(i);
+        out.push(Child {
+            pie: pie_after(pie, &next, o.extra_turn, o.game_over),
+            pos: next,
+            delta: next.store(me) as i32 - banked,
+            same: o.extra_turn,
+            over: o.game_over,
+            mv: i as u8,
+            score: 0,
+        });
+    }
+    if pie == 2 {
+        let (next, o) = pos
+            .after(Move::Swap)
+            .expect("the pie answer is legal in pie state 2");
+        out.push(Child {
+            pos: next,
+            pie: 0,
+            delta: 0,
+            same: false,
+            over: o.game_over,
+            mv: SWAP,
+            score: 0,
+        });
+    }
+}
+
+/// Scores the moves for the search order: the move the table remembers, then extra turns (the
+/// one nearest the store first, since it leaves the others' counts intact), then by seeds
+/// banked (captures), then pits nearer the store.
+#[inline]
+pub(crate) fn order(kids: &mut [Child], remembered: u8) {
+    for k in kids.iter_mut() {
+        k.score = if k.mv == remembered {
+            1 << 20
+        } else if k.same {
+            (1 << 16) + k.mv as i32
+        } else {
+            (k.delta << 5) + k.mv as i32
+        };
+    }
+    // Insertion sort: at most 16 moves.
+    for i in 1..kids.len() {
+        let mut j = i;
+        while j > 0 && kids[j - 1].score < kids[j].score {
+            kids.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! The search: fail-soft alpha-beta over gains, driven by null-window tests (MTD(f)) to the exact
+//! value, with window clamping, the transposition table and the endgame database.
+//!
+//! All values here are *gains* for the player to move: the final margin minus the current store
+//! difference. A position with `b` seeds on the board has a gain in `-b..=b`, and when no seed is
+//! ever discarded the gain has the parity of `b` (each seed counts +1 or -1).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::endgame::Endgame;
+use super::key::Encoder;
+use super::order::{Child, expand, order};
+use super::table::{NO_MOVE, Table};
+use crate::rules::{Leftover, Position};
+
+/// What every search thread of one solver shares.
+pub(crate) struct Context {
+    /// Position keys.
+    pub enc: Encoder,
+    /// Transposition table, if enabled.
+    pub tt: Option<Table>,
+    /// Endgame database, if any.
+    pub db: Option<Endgame>,
+    /// Boards with at most this many seeds (and no pie state) are answered by `db`.
+    pub db_seeds: u32,
+    /// Gains have the parity of the seeds on the board.
+    pub parity: bool,
+    /// Set to stop every search at once.
+    pub stop: AtomicBool,
+    /// Nodes searched, flushed from the threads now and then.
+    pub nodes: AtomicU64,
+}
+
+impl Context {
+    /// Exact gain from the endgame database, if it covers this position.
+    #[inline(always)]
+    fn probe_db(&self, rank: u64, b: u32, pie: u8) -> Option<i32> {
+        match &self.db {
+            Some(db) if pie == 0 && b <= self.db_seeds => Some(db.gain(rank)),
+            _ => None,
+        }
+    }
+}
+
+/// Gain for the player to move of a finished game (the leftover rule applied by the rules core).
+#[inline]
+pub(crate) fn terminal_gain(pos: &Position) -> i32 {
+    let me = pos.to_move().index();
+    let score = pos.score();
+    let stores = [
+        pos.store(crate::rules::Side::South) as i32,
+        pos.store(crate::rules::Side::North) as i32,
+    ];
+    (score[me] as i32 - score[1 - me] as i32) - (stores[me] - stores[1 - me])
+}
+
+/// Whether `leftover` keeps every seed (so gains have the parity of the seeds on the board).
+pub(crate) fn keeps_parity(leftover: Leftover) -> bool {
+    leftover != Leftover::Discard
+}
+
+/// One search thread.
+pub(crate) struct Searcher<'a> {
+    cx: &'a Context,
+    deadline: Option<Instant>,
+    nodes: u64,
+    flushed: u64,
+    aborted: bool,
+    bufs: Vec<Vec<Child>>,
+    ply: usize,
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher that gives up at `deadline` or when the context's stop flag is set.
+    pub fn new(cx: &'a Context, deadline: Option<Instant>) -> Searcher<'a> {
+        Searcher {
+            cx,
+            deadline,
+            nodes: 0,
+            flushed: 0,
+            aborted: false,
+            bufs: Vec::new(),
+            ply: 0,
+        }
+    }
+
+    /// Whether the search gave up (its last answer is then meaningless).
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    fn flush(&mut self) {
+        self.cx
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    #[cold]
+    fn poll(&mut self) {
+        self.flush();
+        if self.cx.stop.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.aborted = true;
+        }
+    }
+
+    /// Fail-soft alpha-beta: the gain `v` of `pos` (not over, pie state `pie`) for the player to
+    /// move, if it lies strictly inside `(alpha, beta)`; otherwise a bound on it: a value
+    /// `>= beta` is a lower bound, a value `<= alpha` an upper bound. Meaningless once aborted.
+    pub fn search(&mut self, pos: &Position, pie: u8, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 4095 == 0 {
+            self.poll();
+        }
+        if self.aborted {
+            return 0;
+        }
+        let cx = self.cx;
+        let (key, rank, b) = cx.enc.key(pos, pie);
+        if let Some(v) = cx.probe_db(rank, b, pie) {
+            return v;
+        }
+        let b = b as i32;
+        let (mut lo, mut hi) = (-b, b);
+        let mut remembered = NO_MOVE;
+        if let Some(tt) = &cx.tt
+            && let Some(h) = tt.probe(key)
+        {
+            lo = lo.max(h.lower);
+            hi = hi.min(h.upper);
+            remembered = h.best;
+        }
+        if lo >= beta || lo == hi {
+            return lo;
+        }
+        if hi <= alpha {
+            return hi;
+        }
+        alpha = alpha.max(lo);
+        beta = beta.min(hi);
+        let alpha0 = alpha;
+        let start_nodes = self.nodes;
+
+        if self.bufs.len() <= self.ply {
+            self.bufs.push(Vec::with_capacity(16));
+        }
+        let mut kids = std::mem::take(&mut self.bufs[self.ply]);
+        expand(pos, pie, &mut kids);
+
+        // Moves whose value is known at once: finished games and boards in the database.
+        let mut best = i32::MIN;
+        let mut best_mv = NO_MOVE;
+        let mut open = 0;
+        for i in 0..kids.len() {
+            let k = kids[i];
+            let known = if k.over {
+                Some(terminal_gain(&k.pos))
+            } else if k.pie == 0 && b - k.delta <= cx.db_seeds as i32 && cx.db.is_some() {
+                let (r, cb) = cx.enc.rank_position(&k.pos);
+                cx.probe_db(r, cb, k.pie)
+            } else {
+                None
+            };
+            match known {
+                Some(g) => {
+                    let v = k.through(g);
+                    if v > best {
+                        best = v;
+                        best_mv = k.mv;
+                    }
+                }
+                None => {
+                    kids[open] = k;
+                    open += 1;
+                }
+            }
+        }
+        kids.truncate(open);
+        if best > alpha {
+            alpha = best;
+        }
+        if best < beta {
+            order(&mut kids, remembered);
+            self.ply += 1;
+            for k in kids.iter() {
+                // The child's board holds b - delta seeds, so its gain is within that many.
+                let cb = b - k.delta;
+                let ceiling = k.delta + cb;
+                if ceiling <= alpha {
+                    if ceiling > best {
+                        best = ceiling;
+                    }
+                    continue;
+                }
+                let v = if k.same {
+                    k.delta + self.search(&k.pos, k.pie, alpha - k.delta, beta - k.delta)
+                } else {
+                    k.delta - self.search(&k.pos, k.pie, k.delta - beta, k.delta - alpha)
+                };
+                if self.aborted {
+                    break;
+                }
+                if v > best {
+                    best = v;
+                    best_mv = k.mv;
+                    if v > alpha {
+                        alpha = v;
+                        if v >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            self.ply -= 1;
+        }
+        self.bufs[self.ply] = kids;
+        if self.aborted {
+            return 0;
+        }
+        if let Some(tt) = &cx.tt {
+            let (l, u) = if best >= beta {
+                (best, hi)
+            } else if best <= alpha0 {
+                (lo, best)
+            } else {
+                (best, best)
+            };
+            tt.store(key, l, u, best_mv, self.nodes - start_nodes);
+        }
+        best
+    }
+
+    /// Narrows `lo..=hi` (bounds on the gain of `pos`, not over, pie state `pie`) to the exact
+    /// gain by null-window tests, starting at `guess`; `report` hears every improvement. Returns
+    /// the final bounds: equal unless the search was stopped.
+    pub fn solve(
+        &mut self,
+        pos: &Position,
+        pie: u8,
+        guess: i32,
+        mtd: bool,
+        report: &mut dyn FnMut(i32, i32),
+    ) -> (i32, i32) {
+        let cx = self.cx;
+        let (key, rank, b) = cx.enc.key(pos, pie);
+        if let Some(v) = cx.probe_db(rank, b, pie) {
+            return (v, v);
+        }
+        let b = b as i32;
+        let (mut lo, mut hi) = (-b, b);
+        if let Some(tt) = &cx.tt
+            && let Some(h) = tt.probe(key)
+        {
+            lo = lo.max(h.lower);
+            hi = hi.min(h.upper);
+        }
+        if !mtd {
+            let v = self.search(pos, pie, lo - 1, hi + 1);
+            self.flush();
+            return if self.aborted { (lo, hi) } else { (v, v) };
+        }
+        let step = if cx.parity { 2 } else { 1 };
+        // Round a bound onto the values the gain can take.
+        let up = |x: i32| {
+            if cx.parity && (x - b).rem_euclid(2) != 0 {
+                x + 1
+            } else {
+                x
+            }
+        };
+        let down = |x: i32| {
+            if cx.parity && (x - b).rem_euclid(2) != 0 {
+                x - 1
+            } else {
+                x
+            }
+        };
+        lo = up(lo);
+        hi = down(hi);
+        let mut g = guess;
+        while lo < hi {
+            let t = up(g.max(lo + step)).min(hi);
+            let n0 = self.nodes;
+            let r = self.search(pos, pie, t - 1, t);
+            if std::env::var_os("KALAHA_TRACE").is_some() {
+                eprintln!("test {t}: {r} ({} nodes)", self.nodes - n0);
+            }
+            if self.aborted {
+                break;
+            }
+            if r >= t {
+                lo = up(r);
+            } else {
+                hi = down(r);
+            }
+            g = r;
+            report(lo, hi);
+        }
+        self.flush();
+        (lo, hi)
+    }
+}

@@ -1,0 +1,246 @@
+//! The transposition table: proven lower and upper bounds on a position's gain, shared by threads.
+//!
+//! Each entry is one `u64` written and read atomically, so threads share the table without locks
+//! and a reader never sees half an entry. Entries sit in buckets of four (32 bytes, one cache line
+//! at most); a store replaces the entry of its key, else the one with the least search work.
+//!
+//! Keys (see [`super::key`]) take `key_bits` bits. They are scrambled by a bijection of that many
+//! bits; the low bits pick the bucket and the rest are kept as the tag, so with exact keys a hit is
+//! never a different position. Entry layout, low bit first:
+//!
+//! | bits | field |
+//! | --- | --- |
+//! | 0..9 | lower bound + 255 |
+//! | 9..18 | upper bound + 255 |
+//! | 18..22 | best move: pit index 0..14, 15 for swap or none |
+//! | 22..26 | search work, about log4 of the nodes below |
+//! | 26 | 1: the entry is in use |
+//! | 27..64 | tag (37 bits; longer tags are cut, which only very large boards with tiny tables need) |
+//!
+//! Every stored bound is true whatever window found it, so entries written by any thread, in any
+//! order, never make an answer wrong; a store intersects the new bounds with those already held.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes of one entry.
+pub(crate) const ENTRY_BYTES: usize = 8;
+const WAYS: usize = 4;
+const DATA_BITS: u32 = 27;
+const VALID: u64 = 1 << 26;
+
+/// The best-move field for "no move known".
+pub(crate) const NO_MOVE: u8 = 15;
+
+/// Bounds read from the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hit {
+    /// The gain is at least this.
+    pub lower: i32,
+    /// The gain is at most this.
+    pub upper: i32,
+    /// The move that was best or refuted last time ([`NO_MOVE`] if none).
+    pub best: u8,
+}
+
+/// A lock-free table of bounds.
+pub(crate) struct Table {
+    /// Buckets of [`WAYS`] entries from index `first` on, each 32-byte aligned.
+    slots: Box<[AtomicU64]>,
+    first: usize,
+    buckets: usize,
+    bucket_bits: u32,
+    key_bits: u32,
+    key_mask: u64,
+}
+
+impl Table {
+    /// A table of at most `bytes` bytes (a power of two buckets, at least one) for keys of
+    /// `key_bits` bits; `None` if the memory cannot be had.
+    pub fn new(bytes: usize, key_bits: u32) -> Option<Table> {
+        let wanted = (bytes / (WAYS * ENTRY_BYTES)).max(1);
+        let bucket_bits = usize::BITS - 1 - wanted.leading_zeros();
+        let count = 1usize << bucket_bits;
+        let len = count * WAYS + WAYS;
+        let layout = std::alloc::Layout::array::<AtomicU64>(len).ok()?;
+        // Zeroed memory from the allocator is all empty entries, and the system hands it out
+        // page by page as the search touches it, so a large table costs nothing up front (this
+        // needs the allocator's natural alignment: buckets are aligned by hand below).
+        // SAFETY: the layout is not zero-sized; an all-zero `AtomicU64` is a valid value; the box
+        // frees the slice with the same layout it was allocated with.
+        let slots = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout) as *mut AtomicU64;
+            if ptr.is_null() {
+                return None;
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len))
+        };
+        let first = (slots.as_ptr() as usize).next_multiple_of(WAYS * ENTRY_BYTES)
+            - slots.as_ptr() as usize;
+        let first = first / ENTRY_BYTES;
+        let key_mask = if key_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << key_bits) - 1
+        };
+        Some(Table {
+            slots,
+            first,
+            buckets: count,
+            bucket_bits,
+            key_bits: key_bits.min(64),
+            key_mask,
+        })
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.buckets * WAYS * ENTRY_BYTES
+    }
+
+    /// Scrambles a key with a bijection of `key_bits` bits.
+    #[inline(always)]
+    fn mix(&self, key: u64) -> u64 {
+        let s = self.key_bits.div_ceil(2);
+        let mut h = key & self.key_mask;
+        h ^= h >> s;
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) & self.key_mask;
+        h ^= h >> s;
+        h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & self.key_mask;
+        h ^ (h >> s)
+    }
+
+    #[inline(always)]
+    fn locate(&self, key: u64) -> (&[AtomicU64], u64) {
+        let h = self.mix(key);
+        let at = self.first + (h & ((1u64 << self.bucket_bits) - 1)) as usize * WAYS;
+        let bucket = &self.slots[at..at + WAYS];
+        let tag = (h >> self.bucket_bits) & ((1u64 << (64 - DATA_BITS)) - 1);
+        (bucket, tag)
+    }
+
+    /// Hints the processor to fetch the bucket of `key`.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (bucket, _) = self.locate(key);
+            // SAFETY: prefetching is a hint; the pointer is to a live bucket.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(
+                    bucket.as_ptr() as *const i8,
+                    std::arch::x86_64::_MM_HINT_T0,
+                )
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// The bounds held for `key`, if any.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Hit> {
+        let (bucket, tag) = self.locate(key);
+        for slot in bucket {
+            let e = slot.load(Ordering::Relaxed);
+            if e & VALID != 0 && e >> DATA_BITS == tag {
+                return Some(Hit {
+                    lower: (e & 511) as i32 - 255,
+                    upper: ((e >> 9) & 511) as i32 - 255,
+                    best: ((e >> 18) & 15) as u8,
+                });
+            }
+        }
+        None
+    }
+
+    /// Records that the gain of `key` lies in `lower..=upper`, with the best move and the nodes
+    /// the search took. Bounds must lie in `-255..=255`.
+    #[inline]
+    pub fn store(&self, key: u64, mut lower: i32, mut upper: i32, best: u8, nodes: u64) {
+        let (bucket, tag) = self.locate(key);
+        let work = ((64 - nodes.leading_zeros()) / 2).min(15) as u64;
+        let mut victim = 0;
+        let mut victim_work = u64::MAX;
+        let mut best = best;
+        for (i, slot) in bucket.iter().enumerate() {
+            let e = slot.load(Ordering::Relaxed);
+            if e & VALID != 0 && e >> DATA_BITS == tag {
+                lower = lower.max((e & 511) as i32 - 255);
+                upper = upper.min(((e >> 9) & 511) as i32 - 255);
+                if best == NO_MOVE {
+                    best = ((e >> 18) & 15) as u8;
+                }
+                victim = i;
+                break;
+            }
+            let w = if e & VALID == 0 {
+                0
+            } else {
+                ((e >> 22) & 15) + 1
+            };
+            if w < victim_work {
+                victim = i;
+                victim_work = w;
+            }
+        }
+        debug_assert!(lower <= upper, "contradictory bounds {lower}..{upper}");
+        let e = (tag << DATA_BITS)
+            | VALID
+            | (work << 22)
+            | ((best as u64 & 15) << 18)
+            | (((upper + 255) as u64 & 511) << 9)
+            | ((lower + 255) as u64 & 511);
+        bucket[victim].store(e, Ordering::Relaxed);
+    }
+
+    /// Empties every entry.
+    pub fn clear(&self) {
+        for slot in self.slots.iter() {
+            slot.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_round_trip_and_merge() {
+        let t = Table::new(1 << 12, 40).unwrap();
+        assert_eq!(t.probe(12345), None);
+        t.store(12345, -3, 7, 2, 100);
+        assert_eq!(
+            t.probe(12345),
+            Some(Hit {
+                lower: -3,
+                upper: 7,
+                best: 2
+            })
+        );
+        t.store(12345, 1, 255, NO_MOVE, 10);
+        assert_eq!(
+            t.probe(12345),
+            Some(Hit {
+                lower: 1,
+                upper: 7,
+                best: 2
+            })
+        );
+        t.store(7, -255, -255, NO_MOVE, 1);
+        assert_eq!(t.probe(7).map(|h| (h.lower, h.upper)), Some((-255, -255)));
+    }
+
+    #[test]
+    fn distinct_keys_never_share_an_entry() {
+        let t = Table::new(1 << 10, 20).unwrap();
+        for k in 0..(1u64 << 12) {
+            t.store(k, (k % 200) as i32, (k % 200) as i32, NO_MOVE, k);
+        }
+        for k in 0..(1u64 << 12) {
+            if let Some(h) = t.probe(k) {
+                assert_eq!(h.lower, (k % 200) as i32);
+            }
+        }
+    }
+}
