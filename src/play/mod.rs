@@ -230,7 +230,13 @@ impl Session {
             .filter_map(|m| m.value().map(|v| (m.mv, v)))
             .collect();
         moves.sort_by_key(|m| std::cmp::Reverse(m.1));
-        let list: Vec<String> = moves.iter().map(|(m, v)| format!("{m}: {v:+}")).collect();
+        let list: Vec<String> = moves
+            .iter()
+            .map(|(m, v)| match m {
+                Move::Pit(p) => format!("pit {p}: {v:+}"),
+                Move::Swap => format!("swap: {v:+}"),
+            })
+            .collect();
         Ok(format!(
             "hint (final margin for the mover under perfect play): {}",
             list.join(", ")

@@ -1,0 +1,336 @@
+//! The evaluation arena: the rating fit on results whose maximum is known in closed form, the
+//! opening diversification, the solver's judgement against an independent brute force, and the
+//! `kalaha eval` command's reports.
+
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+
+use kalaha::bots::BotSpec;
+use kalaha::eval::elo::{PairScore, elo_of_share, fit};
+use kalaha::eval::{Arena, Mode, OpeningSet, Phase, judge, tally};
+use kalaha::rules::{Move, Position, Rules};
+use kalaha::solver::{DbSize, Solver, SolverConfig};
+
+fn pair(a: usize, b: usize, games: f64, score: f64) -> PairScore {
+    PairScore { a, b, games, score }
+}
+
+#[test]
+fn a_75_percent_score_is_190_8_elo_with_the_fisher_interval() {
+    // 30 wins and 10 losses: the maximum is 400 log10(3) = 190.85; the standard error in natural
+    // units is 1 / sqrt(n p (1 - p)) = 1 / sqrt(40 * 0.1875).
+    let f = fit(2, &[pair(0, 1, 40.0, 30.0)], 1).unwrap();
+    assert!(!f.regularized);
+    assert!((f.ratings[0].elo - 400.0 * 3f64.log10()).abs() < 1e-6);
+    assert!((f.ratings[0].elo - 190.85).abs() < 0.01);
+    assert_eq!(f.ratings[1].elo, 0.0);
+    let se = (1.0 / (40.0 * 0.1875f64)).sqrt() * 400.0 / std::f64::consts::LN_10;
+    assert!((f.ratings[0].upper - f.ratings[0].elo - 1.96 * se).abs() < 1e-6);
+    assert!((f.ratings[0].elo - f.ratings[0].lower - 1.96 * se).abs() < 1e-6);
+    // Draws are half points: 20 wins and 20 draws is the same 75%.
+    let d = fit(2, &[pair(0, 1, 40.0, 30.0)], 0).unwrap();
+    assert!((d.ratings[1].elo + 190.85).abs() < 0.01);
+}
+
+#[test]
+fn consistent_scores_give_back_the_ratings_they_came_from() {
+    // Expected scores of players rated 0, 100 and 300 are a fixed point of the likelihood.
+    let r = [0.0, 100.0, 300.0];
+    let p = |a: usize, b: usize| 1.0 / (1.0 + 10f64.powf((r[b] - r[a]) / 400.0));
+    let results: Vec<PairScore> = [(0, 1), (0, 2), (1, 2)]
+        .iter()
+        .map(|&(a, b)| pair(a, b, 100.0, 100.0 * p(a, b)))
+        .collect();
+    let f = fit(3, &results, 0).unwrap();
+    for i in 0..3 {
+        assert!((f.ratings[i].elo - r[i]).abs() < 1e-6, "{:?}", f.ratings);
+        assert!(f.ratings[i].lower <= f.ratings[i].elo && f.ratings[i].elo <= f.ratings[i].upper);
+    }
+    assert!((elo_of_share(0.75) - 190.85).abs() < 0.01);
+}
+
+#[test]
+fn a_perfect_score_is_regularized_to_a_finite_rating() {
+    let f = fit(2, &[pair(0, 1, 20.0, 20.0)], 1).unwrap();
+    assert!(f.regularized);
+    // One virtual draw: 20.5 of 21 points.
+    assert!((f.ratings[0].elo - elo_of_share(20.5 / 21.0)).abs() < 1e-6);
+    assert!(
+        fit(3, &[pair(0, 1, 4.0, 2.0)], 0).is_err(),
+        "player 2 never played"
+    );
+}
+
+#[test]
+fn openings_are_distinct_reproducible_and_reload_identically() {
+    let rules = Rules::kalah64();
+    let a = OpeningSet::generate(&rules, 12, 4, 7);
+    let b = OpeningSet::generate(&rules, 12, 4, 7);
+    assert_eq!(a, b);
+    let mut seen: Vec<&str> = a.openings.iter().map(|o| o.position.as_str()).collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 12, "openings differ from each other");
+    assert_ne!(a, OpeningSet::generate(&rules, 12, 4, 8));
+    for o in &a.openings {
+        assert_eq!(o.moves.split(',').count(), 4);
+    }
+    let dir = std::env::temp_dir().join(format!("kalaha-openings-{}", std::process::id()));
+    let path = dir.join("set.json");
+    a.save(&path).unwrap();
+    let back = OpeningSet::load(&path).unwrap();
+    assert_eq!(back, a);
+    assert_eq!(
+        back.positions(&rules).unwrap(),
+        a.positions(&rules).unwrap()
+    );
+    let other = Rules::new(4, 3).unwrap();
+    assert!(back.positions(&other).is_err(), "other rules are refused");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn each_pair_of_games_shares_an_opening_from_both_seats() {
+    let rules = Rules::kalah64();
+    let set = OpeningSet::generate(&rules, 3, 3, 1);
+    let arena = Arena {
+        players: vec![BotSpec::Random, BotSpec::Greedy, BotSpec::Minimax(1)],
+        mode: Mode::RoundRobin,
+        openings: set.positions(&rules).unwrap(),
+        seed: 5,
+    };
+    let games = arena.run(&|| {}, &AtomicBool::new(false));
+    assert_eq!(games.len(), 3 * 3 * 2);
+    for g in &games {
+        assert_eq!(*g.game.start(), arena.openings[g.opening]);
+        assert!(g.game.position().is_over());
+        let twin = games
+            .iter()
+            .filter(|h| h.pairing == g.pairing && h.opening == g.opening)
+            .collect::<Vec<_>>();
+        assert_eq!(twin.len(), 2);
+        assert_ne!(twin[0].a_south, twin[1].a_south, "one game from each seat");
+    }
+    // Deterministic for a seed.
+    let again = arena.run(&|| {}, &AtomicBool::new(false));
+    let moves = |v: &[kalaha::eval::ArenaGame]| -> Vec<String> {
+        v.iter().map(|g| g.game.move_list()).collect()
+    };
+    assert_eq!(moves(&games), moves(&again));
+    let table = tally(&arena.players, &arena.pairings(), &games);
+    for r in &table {
+        assert_eq!(r.games, 6);
+        assert_eq!(r.a_wins + r.draws + r.b_wins, 6);
+    }
+}
+
+/// Plain negamax over the whole tree: the final margin for the player to move.
+fn brute(pos: &Position) -> i32 {
+    if pos.is_over() {
+        let m = pos.margin();
+        return if pos.to_move() == kalaha::rules::Side::South {
+            m
+        } else {
+            -m
+        };
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|mv| brute_move(pos, mv))
+        .max()
+        .unwrap()
+}
+
+fn brute_move(pos: &Position, mv: Move) -> i32 {
+    let (next, _) = pos.after(mv).unwrap();
+    let v = brute(&next);
+    if next.to_move() == pos.to_move() {
+        v
+    } else {
+        -v
+    }
+}
+
+#[test]
+fn the_judge_agrees_with_brute_force_on_small_games() {
+    let rules = Rules::new(3, 2).unwrap();
+    let arena = Arena {
+        players: vec![BotSpec::Random, BotSpec::Greedy],
+        mode: Mode::Gauntlet,
+        openings: vec![Position::start(&rules); 3],
+        seed: 11,
+    };
+    let games = arena.run(&|| {}, &AtomicBool::new(false));
+    let solver = Solver::new(
+        &rules,
+        &SolverConfig {
+            memory_mb: 16,
+            db: DbSize::Off,
+            cache_dir: None,
+            ..SolverConfig::default()
+        },
+    )
+    .unwrap();
+    let j = judge(
+        &solver,
+        &arena.players,
+        &arena.pairings(),
+        &games,
+        0,
+        &|_, _| {},
+        &AtomicBool::new(false),
+    );
+    // The same figures, worked out independently.
+    let (mut moves, mut optimal, mut loss, mut changes) = (0u32, 0u32, 0i64, 0u32);
+    let mut endgame = 0u32;
+    for g in &games {
+        for (h, by_a) in g.game.history().iter().zip(g.movers_are_a()) {
+            if !by_a {
+                continue;
+            }
+            let best = brute(&h.before);
+            let got = brute_move(&h.before, h.mv);
+            moves += 1;
+            optimal += u32::from(best == got);
+            loss += (best - got) as i64;
+            changes += u32::from(got.signum() < best.signum());
+            endgame += u32::from(Phase::of(&h.before) == Phase::Endgame);
+        }
+    }
+    assert!(moves > 0);
+    assert_eq!(j.all.moves, moves);
+    assert_eq!(j.all.optimal, optimal);
+    assert!((j.all.mean_loss - loss as f64 / moves as f64).abs() < 1e-9);
+    assert_eq!(j.all.result_changes, changes);
+    assert_eq!(j.changes.len() as u32, changes);
+    assert_eq!(j.endgame.moves, endgame);
+    assert_eq!(
+        j.opening.moves + j.middle.moves + j.endgame.moves,
+        j.all.moves
+    );
+    assert_eq!(j.unsolved, 0);
+}
+
+#[test]
+fn phases_follow_the_documented_cut_offs() {
+    let rules = Rules::kalah64();
+    let p = |s: &str| Position::parse(s, &rules).unwrap();
+    // 48 seeds: opening above 36 on the board, endgame at most 16.
+    assert_eq!(
+        Phase::of(&p("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s")),
+        Phase::Opening
+    );
+    assert_eq!(
+        Phase::of(&p("4,4,4,4,4,4,11/2,2,2,2,2,3,0 s")),
+        Phase::Opening
+    );
+    assert_eq!(
+        Phase::of(&p("4,4,4,4,4,4,12/2,2,2,2,2,2,0 s")),
+        Phase::Middle
+    );
+    assert_eq!(
+        Phase::of(&p("2,2,2,2,0,1,16/2,2,2,2,0,0,15 s")),
+        Phase::Middle
+    );
+    assert_eq!(
+        Phase::of(&p("2,2,2,2,0,0,16/2,2,2,2,0,0,16 s")),
+        Phase::Endgame
+    );
+}
+
+fn kalaha(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kalaha"))
+        .args(args)
+        .output()
+        .expect("run kalaha")
+}
+
+#[test]
+fn eval_writes_reports_and_reuses_a_saved_opening_set() {
+    let dir = std::env::temp_dir().join(format!("kalaha-eval-{}", std::process::id()));
+    let openings = dir.join("openings.json");
+    let exp = dir.join("experiments");
+    let args = |name: &str| -> Vec<String> {
+        [
+            "eval",
+            "--player",
+            "greedy",
+            "--opponents",
+            "random,minimax:1",
+            "--games",
+            "6",
+            "--seed",
+            "3",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--name",
+            name,
+            "--experiments",
+            exp.to_str().unwrap(),
+            "--json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let run = |name: &str| -> serde_json::Value {
+        let a = args(name);
+        let out = kalaha(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    let first = run("one");
+    assert!(openings.is_file(), "the opening set was saved");
+    let second = run("two");
+    assert_eq!(
+        first["pairings"], second["pairings"],
+        "same openings, same games"
+    );
+    assert_eq!(first["games_played"], 12);
+    assert_eq!(first["anchor"], "random");
+    let ratings = first["ratings"].as_array().unwrap();
+    assert_eq!(ratings.len(), 3);
+    for key in ["elo", "lower", "upper", "games", "score"] {
+        assert!(ratings[0].get(key).is_some(), "rating key {key}");
+    }
+    for file in ["report.json", "report.md", "ratings.png"] {
+        assert!(exp.join("one").join(file).is_file(), "{file}");
+    }
+    let png = std::fs::read(exp.join("one").join("ratings.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let md = std::fs::read_to_string(exp.join("one").join("report.md")).unwrap();
+    assert!(md.contains("| `greedy` | `random` | 6 |"), "{md}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn eval_refuses_bad_requests_with_one_line() {
+    for (args, needle) in [
+        (
+            vec!["eval", "--players", "random,greedy", "--games", "3"],
+            "even",
+        ),
+        (vec!["eval", "--players", "random"], "at least two"),
+        (
+            vec![
+                "eval",
+                "--players",
+                "random,greedy",
+                "--anchor",
+                "minimax:2",
+            ],
+            "not one of the players",
+        ),
+        (vec!["eval", "--players", "random,random"], "named twice"),
+        (vec!["eval", "--players", "random,alphazero"], "unknown bot"),
+    ] {
+        let out = kalaha(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
