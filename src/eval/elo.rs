@@ -109,9 +109,9 @@ fn reach(players: usize, from: usize, edge: impl Fn(usize, usize) -> bool) -> Ve
     seen[from] = true;
     let mut stack = vec![from];
     while let Some(i) = stack.pop() {
-        for j in 0..players {
-            if !seen[j] && edge(i, j) {
-                seen[j] = true;
+        for (j, s) in seen.iter_mut().enumerate() {
+            if !*s && edge(i, j) {
+                *s = true;
                 stack.push(j);
             }
         }
@@ -211,10 +211,11 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         a.swap(c, p);
         b.swap(c, p);
+        let pivot = a[c].clone();
         for r in c + 1..n {
-            let f = a[r][c] / a[c][c];
-            for k in c..n {
-                a[r][k] -= f * a[c][k];
+            let f = a[r][c] / pivot[c];
+            for (x, p) in a[r][c..].iter_mut().zip(&pivot[c..]) {
+                *x -= f * p;
             }
             b[r] -= f * b[c];
         }
