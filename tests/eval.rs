@@ -42,9 +42,9 @@ fn consistent_scores_give_back_the_ratings_they_came_from() {
         .map(|&(a, b)| pair(a, b, 100.0, 100.0 * p(a, b)))
         .collect();
     let f = fit(3, &results, 0).unwrap();
-    for i in 0..3 {
-        assert!((f.ratings[i].elo - r[i]).abs() < 1e-6, "{:?}", f.ratings);
-        assert!(f.ratings[i].lower <= f.ratings[i].elo && f.ratings[i].elo <= f.ratings[i].upper);
+    for (got, want) in f.ratings.iter().zip(r) {
+        assert!((got.elo - want).abs() < 1e-6, "{:?}", f.ratings);
+        assert!(got.lower <= got.elo && got.elo <= got.upper);
     }
     assert!((elo_of_share(0.75) - 190.85).abs() < 0.01);
 }

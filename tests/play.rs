@@ -120,7 +120,7 @@ fn the_hint_gives_every_move_its_solver_value() {
         out.contains("hint (final margin for the mover under perfect play):"),
         "{out}"
     );
-    assert_eq!(out.matches("pit ").count() >= 3, true, "{out}");
+    assert!(out.matches("pit ").count() >= 3, "{out}");
 }
 
 #[test]
