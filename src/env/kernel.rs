@@ -205,6 +205,21 @@ fn write_obs<const M: usize>(
     row[2 * M + 3] = flags[1] as u8 as f32;
 }
 
+/// `BITS8[b][i]`: bit `i` of byte `b`, for writing masks eight entries at a time.
+static BITS8: [[bool; 8]; 256] = {
+    let mut t = [[false; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[b][i] = b & (1 << i) != 0;
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// Legal actions (bit `a` for action `a`) and observation flags of a game that is not over.
 #[inline(always)]
 fn legal_and_flags<const M: usize>(ctx: &Ctx, pos: &Position) -> (u16, [bool; 2]) {
@@ -237,8 +252,13 @@ fn write_outputs<const M: usize, const WIDE: bool>(
     }
     #[cfg(not(target_arch = "x86_64"))]
     write_obs::<M>(obs, &pos.cells, seat, flags, ctx.scale);
-    for (a, m) in mask[..M + 1].iter_mut().enumerate() {
-        *m = (bits >> a) & 1 != 0;
+    let mask = &mut mask[..M + 1];
+    let low = &BITS8[bits as u8 as usize];
+    if M < 8 {
+        mask.copy_from_slice(&low[..M + 1]);
+    } else {
+        mask[..8].copy_from_slice(low);
+        mask[8..].copy_from_slice(&BITS8[(bits >> 8) as usize][..M - 7]);
     }
     *to_play = seat as u8 ^ swapped as u8;
 }
