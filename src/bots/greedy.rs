@@ -20,7 +20,12 @@ fn turn_gain(pos: &Position, mv: Move) -> i32 {
     let diff = |s: [u32; 2]| s[me] as i32 - s[1 - me] as i32;
     let gain = diff(after) - diff(before);
     if out.extra_turn && !out.game_over {
-        let follow = next.legal_moves().iter().map(|m| turn_gain(&next, m)).max().unwrap_or(0);
+        let follow = next
+            .legal_moves()
+            .iter()
+            .map(|m| turn_gain(&next, m))
+            .max()
+            .unwrap_or(0);
         gain + follow
     } else {
         gain
@@ -32,7 +37,16 @@ impl Bot for Greedy {
         let scored: Vec<(Move, i32)> = pos
             .legal_moves()
             .iter()
-            .map(|mv| (mv, if mv == Move::Swap { i32::MIN } else { turn_gain(pos, mv) }))
+            .map(|mv| {
+                (
+                    mv,
+                    if mv == Move::Swap {
+                        i32::MIN
+                    } else {
+                        turn_gain(pos, mv)
+                    },
+                )
+            })
             .collect();
         best_at_random(&scored, rng)
     }

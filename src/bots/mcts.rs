@@ -17,7 +17,10 @@ pub struct Mcts {
 impl Mcts {
     /// A searcher with `sims` simulations per move and exploration constant √2.
     pub fn new(sims: u32) -> Mcts {
-        Mcts { sims: sims.max(1), exploration: std::f64::consts::SQRT_2 }
+        Mcts {
+            sims: sims.max(1),
+            exploration: std::f64::consts::SQRT_2,
+        }
     }
 }
 
@@ -52,7 +55,15 @@ impl Bot for Mcts {
         let new_node = |pos: Position, parent: usize, mover: Side, rng: &mut SmallRng| {
             let mut untried: Vec<Move> = pos.legal_moves().iter().collect();
             untried.shuffle(rng);
-            Node { pos, parent, mover, children: Vec::new(), untried, visits: 0.0, reward: 0.0 }
+            Node {
+                pos,
+                parent,
+                mover,
+                children: Vec::new(),
+                untried,
+                visits: 0.0,
+                reward: 0.0,
+            }
         };
         let mut nodes = vec![new_node(*root, usize::MAX, root.to_move().other(), rng)];
         for _ in 0..self.sims {
@@ -75,7 +86,11 @@ impl Bot for Mcts {
             if let Some(mv) = nodes[cur].untried.pop() {
                 let pos = nodes[cur].pos;
                 let (next, out) = pos.after(mv).expect("untried moves are legal");
-                let mover = if out.swapped { Side::South } else { pos.to_move() };
+                let mover = if out.swapped {
+                    Side::South
+                } else {
+                    pos.to_move()
+                };
                 let child = nodes.len();
                 nodes.push(new_node(next, cur, mover, rng));
                 nodes[cur].children.push((mv, child));
@@ -97,7 +112,14 @@ impl Bot for Mcts {
         }
         // Most visited; children were expanded in random order, so ties fall at random.
         let children = &nodes[0].children;
-        let most = children.iter().map(|&(_, i)| nodes[i].visits).fold(0.0, f64::max);
-        children.iter().find(|&&(_, i)| nodes[i].visits == most).map(|&(m, _)| m).expect("a legal move")
+        let most = children
+            .iter()
+            .map(|&(_, i)| nodes[i].visits)
+            .fold(0.0, f64::max);
+        children
+            .iter()
+            .find(|&&(_, i)| nodes[i].visits == most)
+            .map(|&(m, _)| m)
+            .expect("a legal move")
     }
 }

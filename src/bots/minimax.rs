@@ -17,7 +17,9 @@ pub struct Minimax {
 impl Minimax {
     /// A searcher of the given depth (at least 1).
     pub fn new(depth: u32) -> Minimax {
-        Minimax { depth: depth.max(1) }
+        Minimax {
+            depth: depth.max(1),
+        }
     }
 }
 

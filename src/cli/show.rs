@@ -39,7 +39,11 @@ struct ShowJson {
 }
 
 /// Reads `--position` and `--moves` into a game record.
-pub(crate) fn load_game(rules: &RuleArgs, position: Option<&str>, moves: &str) -> anyhow::Result<Game> {
+pub(crate) fn load_game(
+    rules: &RuleArgs,
+    position: Option<&str>,
+    moves: &str,
+) -> anyhow::Result<Game> {
     let rules = rules.rules()?;
     let start = match position {
         Some(text) => Position::parse(text, &rules)?,
@@ -58,7 +62,10 @@ pub fn run(a: ShowArgs) -> anyhow::Result<()> {
             position: pos.to_string(),
             to_move: pos.to_move().letter(),
             over: pos.is_over(),
-            legal: legal.iter().filter_map(|m| if let Move::Pit(p) = m { Some(p) } else { None }).collect(),
+            legal: legal
+                .iter()
+                .filter_map(|m| if let Move::Pit(p) = m { Some(p) } else { None })
+                .collect(),
             swap_allowed: legal.swap,
             score: pos.score(),
             result: pos.result().map(|r| r.name()),
@@ -120,7 +127,11 @@ pub fn draw(game: &Game) -> String {
         s += &format!("game over: {verdict}, south {a} - north {b}\n");
     } else {
         let legal: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
-        s += &format!("{} to move; legal moves: {}\n", pos.to_move().name(), legal.join(" "));
+        s += &format!(
+            "{} to move; legal moves: {}\n",
+            pos.to_move().name(),
+            legal.join(" ")
+        );
     }
     s += &format!("position: {pos}\n");
     s

@@ -11,7 +11,11 @@ pub enum MoveListError {
     Syntax { index: usize, text: String },
     /// A move that is illegal where it is played.
     #[error("move {index} ({mv}) is illegal: {reason}")]
-    Illegal { index: usize, mv: Move, reason: IllegalMove },
+    Illegal {
+        index: usize,
+        mv: Move,
+        reason: IllegalMove,
+    },
 }
 
 /// Parses one move: a pit number or `swap`.
@@ -30,7 +34,12 @@ pub fn parse_moves(text: &str) -> Result<Vec<Move>, MoveListError> {
     }
     text.split(',')
         .enumerate()
-        .map(|(i, t)| parse_move(t).ok_or(MoveListError::Syntax { index: i + 1, text: t.trim().to_string() }))
+        .map(|(i, t)| {
+            parse_move(t).ok_or(MoveListError::Syntax {
+                index: i + 1,
+                text: t.trim().to_string(),
+            })
+        })
         .collect()
 }
 
@@ -63,14 +72,24 @@ impl Game {
 
     /// A new game from any position.
     pub fn from_position(start: Position) -> Game {
-        Game { start, current: start, played: Vec::new(), redo: Vec::new(), swapped: false }
+        Game {
+            start,
+            current: start,
+            played: Vec::new(),
+            redo: Vec::new(),
+            swapped: false,
+        }
     }
 
     /// Plays a move list from `start`; the error names the first bad move (1-based).
     pub fn from_moves(start: Position, moves: &[Move]) -> Result<Game, MoveListError> {
         let mut game = Game::from_position(start);
         for (i, &mv) in moves.iter().enumerate() {
-            game.play(mv).map_err(|reason| MoveListError::Illegal { index: i + 1, mv, reason })?;
+            game.play(mv).map_err(|reason| MoveListError::Illegal {
+                index: i + 1,
+                mv,
+                reason,
+            })?;
         }
         Ok(game)
     }
@@ -108,7 +127,11 @@ impl Game {
 
     /// The seat of the player who started the game in `seat`.
     pub fn seat_of(&self, starting_seat: Side) -> Side {
-        if self.swapped { starting_seat.other() } else { starting_seat }
+        if self.swapped {
+            starting_seat.other()
+        } else {
+            starting_seat
+        }
     }
 
     /// Plays a checked move; clears the redo list.
@@ -122,7 +145,11 @@ impl Game {
         let before = self.current;
         let outcome = self.current.play(mv)?;
         self.swapped ^= outcome.swapped;
-        self.played.push(Played { before, mv, outcome });
+        self.played.push(Played {
+            before,
+            mv,
+            outcome,
+        });
         Ok(outcome)
     }
 
@@ -138,12 +165,16 @@ impl Game {
     /// Replays the last undone move; `None` if there is none.
     pub fn redo(&mut self) -> Option<Move> {
         let mv = self.redo.pop()?;
-        self.push(mv).expect("a redone move was legal when it was played");
+        self.push(mv)
+            .expect("a redone move was legal when it was played");
         Some(mv)
     }
 
     /// The move list as notation, e.g. `3,6,1`.
     pub fn move_list(&self) -> String {
-        self.moves().map(|m| m.to_string()).collect::<Vec<_>>().join(",")
+        self.moves()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }

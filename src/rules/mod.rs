@@ -13,7 +13,9 @@ pub use sow::{count_bits, select_bit};
 
 pub use game::{Game, MoveListError, Played, parse_move, parse_moves};
 pub use notation::{NotationError, Setup};
-pub use options::{Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, Rules, RulesError, RulesSpec};
+pub use options::{
+    Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, Rules, RulesError, RulesSpec,
+};
 pub use perft::perft;
-pub use position::{GameResult, IllegalMove, Move, MoveOutcome, MoveSet, Position, Side};
 pub(crate) use position::Phase;
+pub use position::{GameResult, IllegalMove, Move, MoveOutcome, MoveSet, Position, Side};

@@ -105,7 +105,10 @@ impl FromStr for Setup {
         let (south, south_store) = parse_half(south_half, "south")?;
         let (north, north_store) = parse_half(north_half, "north")?;
         if south.len() != north.len() {
-            return Err(NotationError::Unbalanced { south: south.len(), north: north.len() });
+            return Err(NotationError::Unbalanced {
+                south: south.len(),
+                north: north.len(),
+            });
         }
         let to_move = match fields[1] {
             "s" | "S" => Side::South,
@@ -117,7 +120,14 @@ impl FromStr for Setup {
             ["swap"] => true,
             [other, ..] => return Err(NotationError::Trailing(other.to_string())),
         };
-        Ok(Setup { south, south_store, north, north_store, to_move, swap })
+        Ok(Setup {
+            south,
+            south_store,
+            north,
+            north_store,
+            to_move,
+            swap,
+        })
     }
 }
 
@@ -130,7 +140,10 @@ impl Setup {
     /// Validates the setup under `rules`.
     pub fn position(&self, rules: &Rules) -> Result<Position, NotationError> {
         if self.pits() != rules.pits() {
-            return Err(NotationError::PitCount { got: self.pits(), want: rules.pits() });
+            return Err(NotationError::PitCount {
+                got: self.pits(),
+                want: rules.pits(),
+            });
         }
         let total = self
             .south

@@ -94,7 +94,11 @@ pub enum RulesError {
     Seeds { pits: u32, seeds: u32, total: u64 },
     /// A keyword that names no value of an option.
     #[error("unknown {option} rule '{value}' (expected one of: {expected})")]
-    UnknownKeyword { option: &'static str, value: String, expected: String },
+    UnknownKeyword {
+        option: &'static str,
+        value: String,
+        expected: String,
+    },
     /// A preset name that is not in the list.
     #[error("unknown rules preset '{0}' (expected one of: {list})", list = Preset::names())]
     UnknownPreset(String),
@@ -300,7 +304,11 @@ impl Preset {
     }
 
     fn names() -> String {
-        Preset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+        Preset::ALL
+            .iter()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The preset's rule options.
@@ -338,7 +346,10 @@ mod tests {
         assert_eq!(Rules::new(16, 4).unwrap_err(), RulesError::Pits(16));
         assert!(Rules::new(15, 8).is_ok());
         let err = Rules::new(6, 22).unwrap_err();
-        assert_eq!(err.to_string(), "22 seeds per pit on 6 pits a side makes 264 seeds; the board holds 1 to 255");
+        assert_eq!(
+            err.to_string(),
+            "22 seeds per pit on 6 pits a side makes 264 seeds; the board holds 1 to 255"
+        );
         assert!(Rules::new(6, 21).is_ok());
         assert!(Rules::new(12, 10).is_ok());
         assert!(Rules::new(6, 0).is_err());
@@ -349,13 +360,26 @@ mod tests {
     fn presets_match_the_table_of_rules_md() {
         let p = |name: &str| name.parse::<Preset>().unwrap().rules();
         assert_eq!(p("international"), Rules::kalah64());
-        assert_eq!(p("swedish").spec(), RulesSpec { pits: 6, seeds: 6, ..RulesSpec::default() });
+        assert_eq!(
+            p("swedish").spec(),
+            RulesSpec {
+                pits: 6,
+                seeds: 6,
+                ..RulesSpec::default()
+            }
+        );
         assert_eq!(p("danish").leftover, Leftover::Emptier);
         assert_eq!(p("danish").seeds(), 6);
         assert_eq!(p("norwegian").end, End::OnTurn);
         assert_eq!(p("children").capture, Capture::Off);
         assert_eq!(p("children").seeds(), 3);
-        assert!("nope".parse::<Preset>().unwrap_err().to_string().contains("international"));
+        assert!(
+            "nope"
+                .parse::<Preset>()
+                .unwrap_err()
+                .to_string()
+                .contains("international")
+        );
     }
 
     #[test]
@@ -370,6 +394,9 @@ mod tests {
             assert_eq!(e.name().parse::<End>().unwrap(), *e);
         }
         let err = "sometimes".parse::<End>().unwrap_err().to_string();
-        assert_eq!(err, "unknown end rule 'sometimes' (expected one of: immediate, on-turn)");
+        assert_eq!(
+            err,
+            "unknown end rule 'sometimes' (expected one of: immediate, on-turn)"
+        );
     }
 }

@@ -70,7 +70,11 @@ impl Move {
 
     /// The move for an action index (see [`Move::action`]).
     pub fn from_action(action: usize, pits: usize) -> Move {
-        if action == pits { Move::Swap } else { Move::Pit(action as u8 + 1) }
+        if action == pits {
+            Move::Swap
+        } else {
+            Move::Pit(action as u8 + 1)
+        }
     }
 }
 
@@ -283,7 +287,12 @@ impl Position {
             cells[base(0) + i] = rules.seeds();
             cells[base(1) + i] = rules.seeds();
         }
-        Position { cells, to_move: Side::South, phase: Phase::Opening, rules: *rules }
+        Position {
+            cells,
+            to_move: Side::South,
+            phase: Phase::Opening,
+            rules: *rules,
+        }
     }
 
     /// Builds a position from raw parts; `None` if the pit counts do not match the rules or the
@@ -296,10 +305,20 @@ impl Position {
         swap_allowed: bool,
     ) -> Option<Position> {
         let m = rules.pits();
-        if south.0.len() != m || north.0.len() != m || (swap_allowed && (!rules.pie || to_move != Side::North)) {
+        if south.0.len() != m
+            || north.0.len() != m
+            || (swap_allowed && (!rules.pie || to_move != Side::North))
+        {
             return None;
         }
-        let total: u32 = south.0.iter().chain(north.0).map(|&x| x as u32).sum::<u32>() + south.1 as u32 + north.1 as u32;
+        let total: u32 = south
+            .0
+            .iter()
+            .chain(north.0)
+            .map(|&x| x as u32)
+            .sum::<u32>()
+            + south.1 as u32
+            + north.1 as u32;
         if total > 255 {
             return None;
         }
@@ -308,7 +327,12 @@ impl Position {
         cells[16..16 + m].copy_from_slice(north.0);
         cells[store(0)] = south.1;
         cells[store(1)] = north.1;
-        let mut pos = Position { cells, to_move, phase: Phase::Later, rules: *rules };
+        let mut pos = Position {
+            cells,
+            to_move,
+            phase: Phase::Later,
+            rules: *rules,
+        };
         if swap_allowed {
             pos.phase = Phase::PieAnswer;
         } else if pos.cells == Position::start(rules).cells && to_move == Side::South {
@@ -387,7 +411,8 @@ impl Position {
     #[inline(always)]
     pub fn nonempty_pits(&self) -> u16 {
         let b = base(self.to_move.index());
-        nonzero_bytes(word(&self.cells, b) & ROW_LOW) | nonzero_bytes(word(&self.cells, b + 8) & ROW_HIGH) << 8
+        nonzero_bytes(word(&self.cells, b) & ROW_LOW)
+            | nonzero_bytes(word(&self.cells, b + 8) & ROW_HIGH) << 8
     }
 
     /// The legal moves (empty once the game is over).
@@ -395,7 +420,10 @@ impl Position {
         if self.is_over() {
             return MoveSet::default();
         }
-        MoveSet { pits: self.nonempty_pits(), swap: self.swap_allowed() }
+        MoveSet {
+            pits: self.nonempty_pits(),
+            swap: self.swap_allowed(),
+        }
     }
 
     /// Checks a move and plays it.
@@ -409,12 +437,18 @@ impl Position {
                     return Err(IllegalMove::SwapNotAllowed);
                 }
                 self.phase = Phase::Later;
-                Ok(MoveOutcome { swapped: true, ..MoveOutcome::default() })
+                Ok(MoveOutcome {
+                    swapped: true,
+                    ..MoveOutcome::default()
+                })
             }
             Move::Pit(p) => {
                 let m = self.rules.pits();
                 if p == 0 || p as usize > m {
-                    return Err(IllegalMove::OutOfRange { pit: p as u32, pits: m });
+                    return Err(IllegalMove::OutOfRange {
+                        pit: p as u32,
+                        pits: m,
+                    });
                 }
                 if self.pit(self.to_move, p as usize) == 0 {
                     return Err(IllegalMove::EmptyPit(p));
@@ -445,7 +479,11 @@ impl Position {
         let r = if seeds < lap_len {
             seeds
         } else {
-            add_scaled(&mut self.cells, &t.lap[(side << 4 | pit) & 31], seeds / lap_len);
+            add_scaled(
+                &mut self.cells,
+                &t.lap[(side << 4 | pit) & 31],
+                seeds / lap_len,
+            );
             seeds % lap_len
         };
         let idx = SowTable::index(side, pit, r as usize);
@@ -464,12 +502,23 @@ impl Position {
         };
         let c = ((lone & allowed) as u8).wrapping_neg();
         let captured = taken.wrapping_add(1) & c;
-        let (tk, base_c, gain, loss) = (taken & c, &t.cap_base[last], &t.cap_gain[last], &t.cap_loss[last]);
+        let (tk, base_c, gain, loss) = (
+            taken & c,
+            &t.cap_base[last],
+            &t.cap_gain[last],
+            &t.cap_loss[last],
+        );
         for i in 0..32 {
-            let delta = (base_c[i] & c).wrapping_add(gain[i] & tk).wrapping_sub(loss[i] & tk);
+            let delta = (base_c[i] & c)
+                .wrapping_add(gain[i] & tk)
+                .wrapping_sub(loss[i] & tk);
             self.cells[i] = self.cells[i].wrapping_add(delta);
         }
-        self.to_move = if extra_turn { self.to_move } else { self.to_move.other() };
+        self.to_move = if extra_turn {
+            self.to_move
+        } else {
+            self.to_move.other()
+        };
         // Opening -> PieAnswer when the turn first passes to North; any sowing ends PieAnswer.
         const NEXT: [[Phase; 2]; 3] = [
             [Phase::PieAnswer, Phase::Opening],
@@ -477,13 +526,21 @@ impl Position {
             [Phase::Later, Phase::Later],
         ];
         self.phase = NEXT[self.phase as usize][extra_turn as usize];
-        MoveOutcome { extra_turn, captured, game_over: self.is_over(), swapped: false }
+        MoveOutcome {
+            extra_turn,
+            captured,
+            game_over: self.is_over(),
+            swapped: false,
+        }
     }
 
     /// Final scores `[south, north]` once the leftover rule is applied (stores as they stand
     /// while the game is still going).
     pub fn score(&self) -> [u32; 2] {
-        let stores = [self.store(Side::South) as u32, self.store(Side::North) as u32];
+        let stores = [
+            self.store(Side::South) as u32,
+            self.store(Side::North) as u32,
+        ];
         if !self.is_over() {
             return stores;
         }

@@ -103,7 +103,16 @@ impl SowTable {
                 cap_loss[cell][opp] = 0xFF;
             }
         }
-        SowTable { lap_len: lap_len as u8, sow, lap, last, cap_base, cap_gain, cap_loss, opposite }
+        SowTable {
+            lap_len: lap_len as u8,
+            sow,
+            lap,
+            last,
+            cap_base,
+            cap_gain,
+            cap_loss,
+            opposite,
+        }
     }
 
     /// Index into `sow` and `last`.
