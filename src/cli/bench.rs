@@ -84,7 +84,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                 emit_json(&r)
             } else {
                 emit(&format!(
-                    "{}: {:.1} M steps/s, {:.2} M games/s ({} games, {} threads, pieces of {}; median of {} runs of {:.1} s)\n",
+                    "{}: {:.1} M steps/s, {:.2} M games/s ({} games, {} threads, pieces of {}; median of {} runs of {:.1} s{})\n",
                     r.rules,
                     r.steps_per_sec / 1e6,
                     r.games_per_sec / 1e6,
@@ -92,7 +92,8 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                     r.threads,
                     r.grain,
                     r.runs.len(),
-                    r.seconds_per_run
+                    r.seconds_per_run,
+                    r.cpu_share.map(|s| format!("; cpu share {:.0}%", 100.0 * s)).unwrap_or_default()
                 ))
             }
         }
