@@ -462,3 +462,45 @@ fn the_pie_answer_hands_the_move_to_the_opener_without_moving_seeds() {
     assert!(!env.mask()[[0, 6]]);
     assert_eq!(env.reward()[0], 0.0);
 }
+
+#[test]
+fn random_steps_play_legal_moves_of_the_rules_core() {
+    for rules in [
+        Rules::kalah64().with_pie(true),
+        Rules::new(3, 20).unwrap().with_end(End::OnTurn),
+    ] {
+        let mut env = VecEnv::new(rules, 32, 4).unwrap();
+        let mut finished = 0;
+        for _ in 0..300 {
+            let before: Vec<Position> = (0..32).map(|i| env.position(i)).collect();
+            env.step_random();
+            for (i, pos) in before.iter().enumerate() {
+                let after: Vec<Position> = pos
+                    .legal_moves()
+                    .iter()
+                    .map(|mv| pos.after(mv).unwrap().0)
+                    .collect();
+                if env.done()[i] {
+                    finished += 1;
+                    assert_eq!(env.position(i), Position::start(&rules));
+                    let mut obs = vec![0.0; obs_dim(rules.pits())];
+                    let ended = after.iter().any(|p| {
+                        encode_as(p, pos.to_move(), &mut obs);
+                        p.is_over() && env.final_obs().row(i).to_vec() == obs
+                    });
+                    assert!(
+                        ended,
+                        "game {i}: no legal move of {pos} ends it as reported"
+                    );
+                } else {
+                    assert!(
+                        after.contains(&env.position(i)),
+                        "game {i}: {} is not a move from {pos}",
+                        env.position(i)
+                    );
+                }
+            }
+        }
+        assert!(finished > 0);
+    }
+}
