@@ -27,6 +27,9 @@ pub struct Evaluation {
     pub seconds: f64,
     /// Results by opponent and seat.
     pub games: Vec<SeatResult>,
+    /// The network alone against the exact solver, if judged.
+    #[serde(default)]
+    pub solver: Option<super::judge::JudgeScore>,
 }
 
 /// The sidecar `meta.json`.

@@ -90,6 +90,10 @@ pub struct SelfPlayConfig {
     pub temperature_moves: u32,
     /// Weight of the root search value in the value target (0: the game result alone).
     pub value_target_mix: f32,
+    /// Each game starts after 0 to this many uniformly random moves (not trained on), so both
+    /// seats see won and lost positions (default 0).
+    #[serde(default)]
+    pub opening_random_moves: u32,
 }
 
 /// Replay buffer settings.

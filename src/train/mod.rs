@@ -9,6 +9,7 @@
 pub mod checkpoint;
 pub mod config;
 pub mod eval;
+pub mod judge;
 pub mod selfplay;
 pub mod tb;
 
@@ -75,6 +76,8 @@ pub struct Trainer {
     meta: Meta,
     checkpoint_dir: PathBuf,
     log: TbLog,
+    /// Solved positions for judging, built at the first evaluation.
+    judge: Option<judge::JudgeSet>,
 }
 
 impl Trainer {
@@ -126,7 +129,12 @@ impl Trainer {
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
         Ok(Trainer {
-            selfplay: SelfPlay::new(&rules, cfg.selfplay.games),
+            selfplay: SelfPlay::new(
+                &rules,
+                cfg.selfplay.games,
+                cfg.selfplay.opening_random_moves,
+                cfg.run.seed ^ meta.iteration as u64,
+            ),
             replay: Replay::new(cfg.replay.capacity),
             cfg,
             rules,
@@ -137,6 +145,7 @@ impl Trainer {
             meta,
             checkpoint_dir,
             log,
+            judge: None,
         })
     }
 
@@ -310,6 +319,16 @@ impl Trainer {
                     .scalar(&format!("eval/{}/win_rate", pair[0].opponent), w / g, step);
                 msg.push_str(&format!("  vs {} {:.0}%", pair[0].opponent, 100.0 * w / g));
             }
+            if let Some(j) = e.solver {
+                self.log
+                    .scalar("eval/solver/optimal_rate", j.optimal_rate, step);
+                self.log.scalar("eval/solver/mean_loss", j.mean_loss, step);
+                msg.push_str(&format!(
+                    "  optimal {:.1}% loss {:.2}",
+                    100.0 * j.optimal_rate,
+                    j.mean_loss
+                ));
+            }
             self.meta.evaluations.push(e);
         }
         self.log.flush();
@@ -327,10 +346,22 @@ impl Trainer {
             &mut ev,
             self.cfg.run.seed ^ 0xE7A1,
         );
+        let n = self.cfg.eval.solver_positions;
+        if n > 0 && self.judge.is_none() {
+            let cache = self.cfg.run.checkpoint_dir.join("judge");
+            self.judge = Some(judge::JudgeSet::load_or_build(
+                &self.rules,
+                n,
+                self.cfg.run.seed,
+                &cache,
+            )?);
+        }
+        let solver = self.judge.as_ref().map(|j| j.score(&mut ev));
         Ok(Evaluation {
             iteration: self.meta.iteration,
             seconds: self.meta.seconds,
             games,
+            solver,
         })
     }
 

@@ -4,10 +4,11 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand::RngExt;
 use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
 
 use super::config::SelfPlayConfig;
+use crate::bots::random_move;
 use crate::nn::margin_target;
 use crate::rules::{Move, Position, Rules, Side};
 use crate::search::{Evaluator, MAX_ACTIONS, SearchConfig, result_for, search_batch};
@@ -98,22 +99,41 @@ pub struct SelfPlay {
     rules: Rules,
     slots: Vec<Slot>,
     calls: u64,
+    rng: SmallRng,
+    opening_moves: u32,
 }
 
 impl SelfPlay {
-    /// `games` fresh games.
-    pub fn new(rules: &Rules, games: usize) -> SelfPlay {
-        let slots = (0..games)
-            .map(|_| Slot {
-                pos: Position::start(rules),
-                history: Vec::new(),
-                swap_at: None,
-            })
-            .collect();
-        SelfPlay {
+    /// `games` fresh games, each opened by up to `opening_moves` random moves.
+    pub fn new(rules: &Rules, games: usize, opening_moves: u32, seed: u64) -> SelfPlay {
+        let mut sp = SelfPlay {
             rules: *rules,
-            slots,
+            slots: Vec::new(),
             calls: 0,
+            rng: SmallRng::seed_from_u64(seed),
+            opening_moves,
+        };
+        sp.slots = (0..games).map(|_| sp.fresh()).collect();
+        sp
+    }
+
+    /// A new game after 0 to `opening_moves` random moves (never a finished one).
+    fn fresh(&mut self) -> Slot {
+        let k = self.rng.random_range(0..=self.opening_moves);
+        let mut pos = Position::start(&self.rules);
+        for _ in 0..k {
+            let mut next = pos;
+            next.play(random_move(&pos, &mut self.rng))
+                .expect("random moves are legal");
+            if next.is_over() {
+                break;
+            }
+            pos = next;
+        }
+        Slot {
+            pos,
+            history: Vec::new(),
+            swap_at: None,
         }
     }
 
@@ -147,7 +167,8 @@ impl SelfPlay {
                 evaluator,
                 seed ^ self.calls.wrapping_mul(0xA24B_AED4_963E_E407),
             );
-            for (slot, r) in self.slots.iter_mut().zip(results) {
+            for (i, r) in results.into_iter().enumerate() {
+                let slot = &mut self.slots[i];
                 let mut policy = [0.0; MAX_ACTIONS];
                 policy[..r.policy.len()].copy_from_slice(&r.policy);
                 slot.history.push(Pending {
@@ -165,11 +186,7 @@ impl SelfPlay {
                 }
                 if out.game_over {
                     finish(slot, play.value_target_mix, replay, &mut stats);
-                    *slot = Slot {
-                        pos: Position::start(&self.rules),
-                        history: Vec::new(),
-                        swap_at: None,
-                    };
+                    self.slots[i] = self.fresh();
                 }
             }
         }
@@ -224,7 +241,7 @@ mod tests {
     #[test]
     fn games_finish_into_samples_with_consistent_targets() {
         let rules = Rules::kalah64().with_pie(true);
-        let mut sp = SelfPlay::new(&rules, 8);
+        let mut sp = SelfPlay::new(&rules, 8, 4, 9);
         let mut replay = Replay::new(100_000);
         let play = SelfPlayConfig {
             games: 8,
@@ -233,6 +250,7 @@ mod tests {
             temperature_end: 0.5,
             temperature_moves: 10,
             value_target_mix: 0.0,
+            opening_random_moves: 4,
         };
         let search = SearchConfig {
             simulations: 4,
