@@ -4,6 +4,7 @@ mod greedy;
 mod matches;
 mod mcts;
 mod minimax;
+mod solver;
 #[cfg(feature = "train")]
 pub mod policy;
 
@@ -19,6 +20,7 @@ pub use greedy::Greedy;
 pub use matches::{MatchConfig, MatchSummary, game_rng, play_game, run_match, run_match_until};
 pub use mcts::Mcts;
 pub use minimax::Minimax;
+pub use solver::SolverBot;
 
 /// A player: picks a legal move in any position that is not over.
 pub trait Bot: Send {
@@ -66,6 +68,8 @@ pub enum BotSpec {
     Minimax(u32),
     /// `mcts:N`
     Mcts(u32),
+    /// `solver`: perfect play, random among the equally optimal moves.
+    Solver,
     /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search): a trained
     /// checkpoint, loaded and checked when the name is parsed.
     #[cfg(feature = "train")]
@@ -76,7 +80,7 @@ pub enum BotSpec {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BotSpecError {
     /// Not a known bot.
-    #[error("unknown bot '{0}' (expected random, greedy, minimax:D or mcts:N)")]
+    #[error("unknown bot '{0}' (expected random, greedy, minimax:D, mcts:N or solver)")]
     Unknown(String),
     /// A parameter that is missing, not a number or out of range.
     #[error("bot '{spec}': {why}")]
@@ -132,6 +136,7 @@ impl FromStr for BotSpec {
         match (name, arg) {
             ("random", None) => Ok(BotSpec::Random),
             ("greedy", None) => Ok(BotSpec::Greedy),
+            ("solver", None) => Ok(BotSpec::Solver),
             ("minimax", _) => Ok(BotSpec::Minimax(param(64, "a search depth")?)),
             ("mcts", _) => Ok(BotSpec::Mcts(param(10_000_000, "a simulation count")?)),
             _ => Err(BotSpecError::Unknown(s.to_string())),
@@ -144,6 +149,7 @@ impl fmt::Display for BotSpec {
         match self {
             BotSpec::Random => f.write_str("random"),
             BotSpec::Greedy => f.write_str("greedy"),
+            BotSpec::Solver => f.write_str("solver"),
             BotSpec::Minimax(d) => write!(f, "minimax:{d}"),
             BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
             #[cfg(feature = "train")]
@@ -175,6 +181,7 @@ impl BotSpec {
         match self {
             BotSpec::Random => Box::new(RandomBot),
             BotSpec::Greedy => Box::new(Greedy),
+            BotSpec::Solver => Box::new(SolverBot::new()),
             BotSpec::Minimax(d) => Box::new(Minimax::new(*d)),
             BotSpec::Mcts(n) => Box::new(Mcts::new(*n)),
             #[cfg(feature = "train")]

@@ -10,9 +10,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::endgame::{self, DbSource, Endgame, default_cache_dir};
-use super::key::{Encoder, board_seeds};
+use super::key::Encoder;
 use super::order::{Child, expand};
-use super::search::{Context, Searcher, keeps_parity, terminal_gain};
+use super::search::{Context, Searcher, gain_reach, keeps_parity, terminal_gain};
 use super::table::{ENTRY_BYTES, Table};
 use crate::rules::{Move, Position, Rules, Side};
 
@@ -177,6 +177,9 @@ pub struct Solver {
     db_source: Option<DbSource>,
 }
 
+/// Sowings the quick estimate that seeds the null-window tests looks ahead.
+const GUESS_DEPTH: u32 = 7;
+
 /// Entries a database may have for [`DbSize::Auto`]: it builds in a few seconds on two cores.
 const AUTO_DB_ENTRIES: u128 = 90_000_000;
 
@@ -234,6 +237,7 @@ impl Solver {
                 tt,
                 db,
                 parity: keeps_parity(rules.leftover),
+                total: total as i32,
                 stop: AtomicBool::new(false),
                 nodes: AtomicU64::new(0),
             },
@@ -332,15 +336,15 @@ impl Solver {
         expand(pos, pie, &mut kids);
         // Put moves in the order of the rules (pits ascending, then swap).
         kids.sort_by_key(|k| k.to_move().action(self.rules.pits()));
-        let b = board_seeds(pos) as i32;
+        let total = self.rules.total_seeds() as i32;
         let moves: Vec<MoveValue> = kids
             .iter()
             .map(|k| {
-                let cb = b - k.delta;
+                let reach = gain_reach(k.seeds, k.pie, total);
                 MoveValue {
                     mv: k.to_move(),
-                    lower: base + k.delta - cb,
-                    upper: base + k.delta + cb,
+                    lower: base + k.delta - reach,
+                    upper: base + k.delta + reach,
                 }
             })
             .collect();
@@ -364,7 +368,8 @@ impl Solver {
                             p.set(i, base + a.min(z), base + a.max(z));
                         }
                     };
-                    searcher.solve(&k.pos, k.pie, 0, self.mtd, &mut report)
+                    let guess = searcher.estimate(&k.pos, k.pie, GUESS_DEPTH, -255, 255);
+                    searcher.solve(&k.pos, k.pie, guess, self.mtd, &mut report)
                 };
                 let (a, z) = (k.through(lo), k.through(hi));
                 MoveValue {

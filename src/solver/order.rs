@@ -13,8 +13,11 @@ pub(crate) struct Child {
     pub pos: Position,
     /// Its pie state (see [`super::key::PIE_STATES`]).
     pub pie: u8,
-    /// Seeds the move banked for the mover (sown into the store or captured).
+    /// What the move adds to the mover's gain at once: the seeds it banked (sown into the store
+    /// or captured); for the pie answer, twice the store difference the swapper takes over.
     pub delta: i32,
+    /// Seeds on the board after the move.
+    pub seeds: i32,
     /// The mover moves again (an extra turn); otherwise the opponent moves next.
     pub same: bool,
     /// The game is over after the move.
@@ -64,6 +67,7 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
     out.clear();
     let me = pos.to_move();
     let banked = pos.store(me) as i32;
+    let board = pos.row_sum(me) as i32 + pos.row_sum(me.other()) as i32;
     let mut bits = pos.nonempty_pits();
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
@@ -74,6 +78,7 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
             pie: pie_after(pie, &next, o.extra_turn, o.game_over),
             pos: next,
             delta: next.store(me) as i32 - banked,
+            seeds: board - (next.store(me) as i32 - banked),
             same: o.extra_turn,
             over: o.game_over,
             mv: i as u8,
@@ -84,10 +89,13 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
         let (next, o) = pos
             .after(Move::Swap)
             .expect("the pie answer is legal in pie state 2");
+        // The swapper's store difference changes sign with the seat.
+        let delta = 2 * (pos.store(me.other()) as i32 - banked);
         out.push(Child {
             pos: next,
             pie: 0,
-            delta: 0,
+            delta,
+            seeds: board,
             same: false,
             over: o.game_over,
             mv: SWAP,

@@ -26,6 +26,8 @@ pub(crate) struct Context {
     pub db_seeds: u32,
     /// Gains have the parity of the seeds on the board.
     pub parity: bool,
+    /// Seeds in the game.
+    pub total: i32,
     /// Set to stop every search at once.
     pub stop: AtomicBool,
     /// Nodes searched, flushed from the threads now and then.
@@ -41,6 +43,14 @@ impl Context {
             _ => None,
         }
     }
+}
+
+/// Bounds on the gain of a position with `b` seeds on the board and pie state `pie`, in a game of
+/// `total` seeds. Without the pie rule every seed on the board counts at most once either way;
+/// around the pie answer the swapper also takes over the other seat's store difference.
+#[inline(always)]
+pub(crate) fn gain_reach(b: i32, pie: u8, total: i32) -> i32 {
+    if pie == 0 { b } else { 2 * total }
 }
 
 /// Gain for the player to move of a finished game (the leftover rule applied by the rules core).
@@ -124,9 +134,12 @@ impl<'a> Searcher<'a> {
             return v;
         }
         let b = b as i32;
-        let (mut lo, mut hi) = (-b, b);
+        let reach = gain_reach(b, pie, cx.total);
+        let (mut lo, mut hi) = (-reach, reach);
         let mut remembered = NO_MOVE;
-        if let Some(tt) = &cx.tt
+        // Pie states are few (the opening only) and their gains reach beyond the table's range.
+        let tt = if pie == 0 { cx.tt.as_ref() } else { None };
+        if let Some(tt) = tt
             && let Some(h) = tt.probe(key)
         {
             lo = lo.max(h.lower);
@@ -158,7 +171,7 @@ impl<'a> Searcher<'a> {
             let k = kids[i];
             let known = if k.over {
                 Some(terminal_gain(&k.pos))
-            } else if k.pie == 0 && b - k.delta <= cx.db_seeds as i32 && cx.db.is_some() {
+            } else if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && cx.db.is_some() {
                 let (r, cb) = cx.enc.rank_position(&k.pos);
                 cx.probe_db(r, cb, k.pie)
             } else {
@@ -186,9 +199,7 @@ impl<'a> Searcher<'a> {
             order(&mut kids, remembered);
             self.ply += 1;
             for k in kids.iter() {
-                // The child's board holds b - delta seeds, so its gain is within that many.
-                let cb = b - k.delta;
-                let ceiling = k.delta + cb;
+                let ceiling = k.delta + gain_reach(k.seeds, k.pie, cx.total);
                 if ceiling <= alpha {
                     if ceiling > best {
                         best = ceiling;
@@ -220,7 +231,7 @@ impl<'a> Searcher<'a> {
         if self.aborted {
             return 0;
         }
-        if let Some(tt) = &cx.tt {
+        if let Some(tt) = tt {
             let (l, u) = if best >= beta {
                 (best, hi)
             } else if best <= alpha0 {
@@ -229,6 +240,49 @@ impl<'a> Searcher<'a> {
                 (best, best)
             };
             tt.store(key, l, u, best_mv, self.nodes - start_nodes);
+        }
+        best
+    }
+
+    /// A quick estimate of the gain of `pos` (not over, pie state `pie`): alpha-beta `depth`
+    /// sowings deep, counting only seeds banked on the way (finished games and database boards
+    /// exactly). A starting guess for the null-window tests; it proves nothing.
+    pub fn estimate(
+        &mut self,
+        pos: &Position,
+        pie: u8,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let (_, rank, b) = self.cx.enc.key(pos, pie);
+        if let Some(v) = self.cx.probe_db(rank, b, pie) {
+            return v;
+        }
+        if depth == 0 {
+            return 0;
+        }
+        let mut kids = Vec::with_capacity(16);
+        expand(pos, pie, &mut kids);
+        order(&mut kids, NO_MOVE);
+        let mut best = i32::MIN;
+        for k in &kids {
+            let v = if k.over {
+                k.through(terminal_gain(&k.pos))
+            } else if k.same {
+                k.delta + self.estimate(&k.pos, k.pie, depth - 1, alpha - k.delta, beta - k.delta)
+            } else {
+                k.delta - self.estimate(&k.pos, k.pie, depth - 1, k.delta - beta, k.delta - alpha)
+            };
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
         }
         best
     }
@@ -250,8 +304,9 @@ impl<'a> Searcher<'a> {
             return (v, v);
         }
         let b = b as i32;
-        let (mut lo, mut hi) = (-b, b);
-        if let Some(tt) = &cx.tt
+        let reach = gain_reach(b, pie, cx.total);
+        let (mut lo, mut hi) = (-reach, reach);
+        if let Some(tt) = cx.tt.as_ref().filter(|_| pie == 0)
             && let Some(h) = tt.probe(key)
         {
             lo = lo.max(h.lower);
@@ -283,11 +338,7 @@ impl<'a> Searcher<'a> {
         let mut g = guess;
         while lo < hi {
             let t = up(g.max(lo + step)).min(hi);
-            let n0 = self.nodes;
             let r = self.search(pos, pie, t - 1, t);
-            if std::env::var_os("KALAHA_TRACE").is_some() {
-                eprintln!("test {t}: {r} ({} nodes)", self.nodes - n0);
-            }
             if self.aborted {
                 break;
             }

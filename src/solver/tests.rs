@@ -1,1 +1,278 @@
+//! The solver against an independent full-tree negamax, with each part switched on and off.
 
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::bench::midgame_positions;
+use super::endgame::{DbSource, Endgame, entries};
+use super::key::Encoder;
+use super::{Analysis, DbSize, Solver, SolverConfig};
+use crate::rules::{Capture, End, Leftover, Move, Position, Rules, Side};
+
+/// Final margin for the player to move under perfect play: the whole tree, no table, no pruning.
+fn plain(pos: &Position) -> i32 {
+    if pos.is_over() {
+        let m = pos.margin();
+        return if pos.to_move() == Side::South { m } else { -m };
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|mv| plain_move(pos, mv))
+        .max()
+        .expect("a move")
+}
+
+/// Value of one move for the player to move, by [`plain`].
+fn plain_move(pos: &Position, mv: Move) -> i32 {
+    let (next, out) = pos.after(mv).expect("legal");
+    if out.extra_turn {
+        plain(&next)
+    } else {
+        -plain(&next)
+    }
+}
+
+fn config(db: DbSize, transposition: bool, mtd: bool) -> SolverConfig {
+    SolverConfig {
+        memory_mb: 64,
+        db,
+        cache_dir: None,
+        transposition,
+        mtd,
+    }
+}
+
+/// Every way of running the solver that must give the same answers.
+fn configs(max_db: u32) -> Vec<SolverConfig> {
+    vec![
+        config(DbSize::Off, true, true),
+        config(DbSize::Off, false, true),
+        config(DbSize::Off, true, false),
+        config(DbSize::Off, false, false),
+        config(DbSize::Seeds(max_db.min(4)), true, true),
+        config(DbSize::Seeds(max_db), true, true),
+        config(DbSize::Seeds(max_db), false, false),
+    ]
+}
+
+fn check_against_plain(pos: &Position, a: &Analysis) {
+    assert!(a.complete(), "{pos:?}: not solved");
+    let want: Vec<(Move, i32)> = pos
+        .legal_moves()
+        .iter()
+        .map(|mv| (mv, plain_move(pos, mv)))
+        .collect();
+    let got: Vec<(Move, i32)> = a.moves.iter().map(|m| (m.mv, m.value().unwrap())).collect();
+    assert_eq!(got, want, "{pos:?} under {:?}", pos.rules());
+    assert_eq!(a.value(), Some(plain(pos)), "{pos:?}");
+}
+
+fn all_rules(m: u32, n: u32) -> Vec<Rules> {
+    let mut out = Vec::new();
+    for &capture in Capture::ALL {
+        for &leftover in Leftover::ALL {
+            for &end in End::ALL {
+                for pie in [false, true] {
+                    let r = Rules::new(m, n)
+                        .unwrap()
+                        .with_capture(capture)
+                        .with_leftover(leftover)
+                        .with_end(end);
+                    out.push(r.with_pie(pie));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn small_boards_from_the_start_equal_plain_negamax_under_every_option() {
+    for (m, n) in [(1, 3), (2, 2), (3, 1), (2, 3), (4, 1)] {
+        for rules in all_rules(m, n) {
+            let start = Position::start(&rules);
+            let want = plain(&start);
+            for cfg in configs(rules.total_seeds()) {
+                let solver = Solver::new(&rules, &cfg).unwrap();
+                let a = solver.analyse(&start);
+                assert_eq!(a.value(), Some(want), "{rules:?} {cfg:?}");
+                check_against_plain(&start, &a);
+            }
+        }
+    }
+}
+
+#[test]
+fn positions_of_larger_boards_equal_plain_negamax() {
+    let mut rng = SmallRng::seed_from_u64(7);
+    for (m, n) in [(3, 2), (3, 3)] {
+        for rules in all_rules(m, n) {
+            if rng.random_range(0..4) != 0 {
+                continue;
+            }
+            // Later positions keep the plain search small; with the pie rule, also the opening.
+            let from = if rules.pie { 0 } else { 4 };
+            let positions = midgame_positions(&rules, 3, from, 10, rng.random_range(0..1000));
+            let solvers: Vec<Solver> = configs(8)
+                .iter()
+                .map(|c| Solver::new(&rules, c).unwrap())
+                .collect();
+            for pos in positions {
+                if crate::solver::key::board_seeds(&pos) > 10 {
+                    continue;
+                }
+                for s in &solvers {
+                    check_against_plain(&pos, &s.analyse(&pos));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_pie_answer_is_valued_as_the_opponent_taking_over_the_opening_seat() {
+    let rules = Rules::new(3, 2).unwrap().with_pie(true);
+    let solver = Solver::new(&rules, &config(DbSize::Off, true, true)).unwrap();
+    let mut pos = Position::start(&rules);
+    // Play South's opening turn out until North may answer.
+    while !pos.swap_allowed() {
+        let mv = pos.legal_moves().iter().next().unwrap();
+        pos.play(mv).unwrap();
+    }
+    let a = solver.analyse(&pos);
+    let swap = a
+        .moves
+        .iter()
+        .find(|m| m.mv == Move::Swap)
+        .expect("swap is a move")
+        .value()
+        .unwrap();
+    let (after, _) = pos.after(Move::Swap).unwrap();
+    assert_eq!(swap, -solver.value(&after));
+    check_against_plain(&pos, &a);
+}
+
+#[test]
+fn database_gains_agree_with_search_for_every_board() {
+    for (m, b) in [(2, 8), (3, 7), (4, 5)] {
+        for rules in all_rules(m, 6).into_iter().filter(|r| !r.pie) {
+            let db = Endgame::build(&rules, b);
+            let solver = Solver::new(&rules, &config(DbSize::Off, true, true)).unwrap();
+            let enc = Encoder::new(m as usize, b);
+            let mut pits = vec![0u8; 2 * m as usize];
+            for r in 0..entries(m as usize, b) as u64 {
+                enc.unrank(r, &mut pits);
+                let (mine, theirs) = pits.split_at(m as usize);
+                let pos = Position::from_parts(&rules, (mine, 0), (theirs, 0), Side::South, false)
+                    .unwrap();
+                assert_eq!(db.gain(r), solver.value(&pos), "{rules:?} board {pits:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
+    let dir = std::env::temp_dir().join(format!("kalaha-db-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let rules = Rules::new(4, 3).unwrap();
+    let (built, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+    let path = dir.join(Endgame::file_name(&rules, 8));
+    assert_eq!(source, DbSource::Built(Some(path.clone())));
+    let (_, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+    assert_eq!(source, DbSource::Loaded(path.clone()));
+
+    let good = std::fs::read(&path).unwrap();
+    let mut flipped = good.clone();
+    let at = good.len() - 100;
+    flipped[at] ^= 4;
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (flipped, "checksum"),
+        (good[..good.len() - 1].to_vec(), "bytes where"),
+        (b"not a database at all".to_vec(), "not an endgame database"),
+    ];
+    for (bytes, why) in cases {
+        std::fs::write(&path, bytes).unwrap();
+        let (db, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+        match source {
+            DbSource::Rebuilt { reason, .. } => assert!(reason.contains(why), "{reason}"),
+            other => panic!("expected a rebuild, got {other:?}"),
+        }
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            good,
+            "the rebuilt file is whole again"
+        );
+        assert_eq!(
+            (0..100).map(|r| db.gain(r)).collect::<Vec<_>>(),
+            (0..100).map(|r| built.gain(r)).collect::<Vec<_>>()
+        );
+    }
+    // A file for other rules under this name is refused too.
+    let other = Endgame::build(&rules.with_capture(Capture::Empty), 8);
+    other.save(&path).unwrap();
+    let (_, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+    assert!(
+        matches!(source, DbSource::Rebuilt { ref reason, .. } if reason.contains("other rules")),
+        "{source:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_time_limit_stops_with_bounds_that_hold_the_value() {
+    let rules = Rules::new(5, 3).unwrap();
+    let cfg = config(DbSize::Seeds(8), true, true);
+    let exact = Solver::new(&rules, &cfg)
+        .unwrap()
+        .analyse(&Position::start(&rules));
+    let solver = Solver::new(&rules, &cfg).unwrap();
+    let a = solver.analyse_within(
+        &Position::start(&rules),
+        Some(Duration::from_millis(1)),
+        None,
+    );
+    let v = exact.value().unwrap();
+    assert!(a.lower <= v && v <= a.upper, "{a:?} vs {v}");
+    for (m, e) in a.moves.iter().zip(&exact.moves) {
+        assert!(m.lower <= e.lower && e.upper <= m.upper, "{m:?} vs {e:?}");
+    }
+    solver.stop();
+    let b = solver.analyse(&Position::start(&rules));
+    assert!(b.lower <= v && v <= b.upper);
+}
+
+#[test]
+fn a_batch_is_judged_in_order_and_matches_one_by_one() {
+    let rules = Rules::new(4, 3).unwrap();
+    let positions = midgame_positions(&rules, 12, 3, 12, 5);
+    let solver = Solver::new(&rules, &config(DbSize::Seeds(6), true, true)).unwrap();
+    let batch = solver.judge(&positions);
+    let fresh = Solver::new(&rules, &config(DbSize::Off, false, true)).unwrap();
+    for (p, a) in positions.iter().zip(&batch) {
+        let one = fresh.analyse(p);
+        assert_eq!(a.moves, one.moves, "{p:?}");
+        assert_eq!(a.best(), one.best());
+        for m in &a.moves {
+            assert_eq!(a.loss(m.mv), Some(a.value().unwrap() - m.value().unwrap()));
+        }
+    }
+}
+
+#[test]
+fn a_database_that_does_not_fit_the_budget_is_refused_with_the_numbers() {
+    let rules = Rules::kalah64();
+    let err = Solver::new(
+        &rules,
+        &SolverConfig {
+            memory_mb: 8,
+            db: DbSize::Seeds(20),
+            ..config(DbSize::Off, true, true)
+        },
+    )
+    .err()
+    .expect("too large");
+    assert!(err.to_string().contains("needs 216 MiB"), "{err}");
+}
