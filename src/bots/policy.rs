@@ -1,5 +1,6 @@
 //! The trained network as a player: `policy:PATH` plays the best legal move by the network's
-//! policy; `policy:PATH:SIMS` searches SIMS simulations (Gumbel, no noise) with it first.
+//! policy; `policy:PATH:SIMS` searches SIMS simulations (Gumbel, no noise) with it first, with the
+//! utility (value/margin mix) and Q transform the checkpoint was trained with.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,8 +17,10 @@ use crate::search::{SearchConfig, search_batch};
 use crate::train::{checkpoint, eval::greedy_actions};
 
 /// Checkpoints loaded so far, by path: each game builds its own bot from a copy.
-fn cache() -> &'static Mutex<HashMap<String, (Net, RulesSpec)>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, (Net, RulesSpec)>>> = OnceLock::new();
+type Loaded = (Net, RulesSpec, SearchConfig);
+
+fn cache() -> &'static Mutex<HashMap<String, Loaded>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Loaded>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -25,11 +28,14 @@ fn cache() -> &'static Mutex<HashMap<String, (Net, RulesSpec)>> {
 /// trained for.
 pub fn load(path: &str) -> anyhow::Result<RulesSpec> {
     let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, r)) = c.get(path) {
+    if let Some((_, r, _)) = c.get(path) {
         return Ok(*r);
     }
     let (net, meta) = checkpoint::load_net(&checkpoint::folder(Path::new(path)), &Device::flex())?;
-    c.insert(path.to_string(), (net.valid(), meta.rules));
+    c.insert(
+        path.to_string(),
+        (net.valid(), meta.rules, meta.config.search),
+    );
     Ok(meta.rules)
 }
 
@@ -50,18 +56,22 @@ pub fn check_rules(path: &str, rules: &Rules) -> anyhow::Result<()> {
 pub struct PolicyBot {
     ev: NetEvaluator,
     sims: Option<u32>,
+    /// The checkpoint's self-play search settings (utility and Q transform).
+    search: SearchConfig,
 }
 
 impl PolicyBot {
     /// A player from a checkpoint already checked by [`load`].
     pub fn from_cache(path: &str, sims: Option<u32>) -> PolicyBot {
-        let net = match cache().lock().unwrap_or_else(|e| e.into_inner()).get(path) {
-            Some((net, rules)) => (net.clone(), rules.pits as usize),
+        let (net, pits, search) = match cache().lock().unwrap_or_else(|e| e.into_inner()).get(path)
+        {
+            Some((net, rules, search)) => (net.clone(), rules.pits as usize, *search),
             None => panic!("policy:{path} was not loaded when its name was parsed"),
         };
         PolicyBot {
-            ev: NetEvaluator::new(net.0, net.1, Device::flex()),
+            ev: NetEvaluator::new(net, pits, Device::flex()),
             sims,
+            search,
         }
     }
 }
@@ -75,7 +85,7 @@ impl Bot for PolicyBot {
                 let cfg = SearchConfig {
                     simulations: n,
                     considered_actions: pits as u32 + 1,
-                    ..SearchConfig::default()
+                    ..self.search
                 };
                 search_batch(&[*pos], &[0.0], &cfg, &mut self.ev, rng.random())[0].action
             }

@@ -78,8 +78,7 @@ pub fn encode_batch(positions: &[Position], pits: usize, device: &Device) -> Ten
 
 /// The final margin for `seat` divided by all seeds: the margin head's target.
 pub fn margin_target(final_pos: &Position, seat: Side) -> f32 {
-    let m = final_pos.margin() as f32 / final_pos.rules().total_seeds().max(1) as f32;
-    if seat == Side::South { m } else { -m }
+    crate::search::margin_for(final_pos, seat)
 }
 
 /// The policy/value MLP.
@@ -169,9 +168,16 @@ impl NetEvaluator {
 }
 
 impl Evaluator for NetEvaluator {
-    fn evaluate(&mut self, positions: &[Position], logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+    fn evaluate(
+        &mut self,
+        positions: &[Position],
+        logits: &mut Vec<f32>,
+        values: &mut Vec<f32>,
+        margins: &mut Vec<f32>,
+    ) {
         logits.clear();
         values.clear();
+        margins.clear();
         if positions.is_empty() {
             return;
         }
@@ -188,6 +194,12 @@ impl Evaluator for NetEvaluator {
                 .into_data()
                 .try_into_vec::<f32>()
                 .expect("f32 values"),
+        );
+        margins.extend(
+            out.margin
+                .into_data()
+                .try_into_vec::<f32>()
+                .expect("f32 margins"),
         );
         self.evaluated += positions.len() as u64;
     }
@@ -222,10 +234,11 @@ mod tests {
         let net = Net::new(&cfg, 6, &device);
         let mut ev = NetEvaluator::new(net, 6, device);
         let pos = [Position::start(&Rules::kalah64()); 5];
-        let (mut l, mut v) = (Vec::new(), Vec::new());
-        ev.evaluate(&pos, &mut l, &mut v);
+        let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
+        ev.evaluate(&pos, &mut l, &mut v, &mut m);
         assert_eq!(l.len(), 5 * 7);
         assert_eq!(v.len(), 5);
-        assert!(v.iter().all(|x| x.abs() <= 1.0));
+        assert_eq!(m.len(), 5);
+        assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0));
     }
 }

@@ -9,6 +9,13 @@
 //! Values are for the player to move at a node. An extra turn keeps the player, so a child's value
 //! counts for its parent as is; any other move (the pie answer included, which exchanges the
 //! players' seats) hands the move to the other player and flips the sign.
+//!
+//! The value the search backs up (its utility) mixes the evaluator's two outputs:
+//! `(1 - w) * value + w * margin` with `w` = [`SearchConfig::margin_weight`], where the margin is
+//! the expected final margin divided by all seeds. A finished game scores the same way from its
+//! exact result and margin. With `w > 0`, a side that loses whatever it does still prefers the
+//! moves that lose by less, so its improved policy keeps a signal (Kalah(6,4) is a first-player
+//! win: a value alone goes flat for North).
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -23,9 +30,16 @@ pub const MAX_ACTIONS: usize = crate::rules::MAX_PITS as usize + 1;
 /// Scores a batch of positions that are not over, for the player to move in each.
 pub trait Evaluator {
     /// Writes `actions` raw policy logits per position into `logits` (action index as in
-    /// [`Move::action`]; illegal actions are masked by the caller) and one value in [-1, 1] per
-    /// position into `values`. Both vectors are cleared first.
-    fn evaluate(&mut self, positions: &[Position], logits: &mut Vec<f32>, values: &mut Vec<f32>);
+    /// [`Move::action`]; illegal actions are masked by the caller), one value in [-1, 1] per
+    /// position into `values` (the expected result) and one into `margins` (the expected final
+    /// margin divided by all seeds). The vectors are cleared first.
+    fn evaluate(
+        &mut self,
+        positions: &[Position],
+        logits: &mut Vec<f32>,
+        values: &mut Vec<f32>,
+        margins: &mut Vec<f32>,
+    );
 }
 
 /// A uniform policy and a zero value: search with it is plain sequential halving on rollouts-free
@@ -34,13 +48,21 @@ pub trait Evaluator {
 pub struct UniformEvaluator;
 
 impl Evaluator for UniformEvaluator {
-    fn evaluate(&mut self, positions: &[Position], logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+    fn evaluate(
+        &mut self,
+        positions: &[Position],
+        logits: &mut Vec<f32>,
+        values: &mut Vec<f32>,
+        margins: &mut Vec<f32>,
+    ) {
         logits.clear();
         values.clear();
+        margins.clear();
         if let Some(p) = positions.first() {
             logits.resize(positions.len() * (p.rules().pits() + 1), 0.0);
         }
         values.resize(positions.len(), 0.0);
+        margins.resize(positions.len(), 0.0);
     }
 }
 
@@ -56,6 +78,17 @@ pub struct SearchConfig {
     pub c_visit: f32,
     /// `c_scale` of the Q transform.
     pub c_scale: f32,
+    /// Weight `w` of the margin in the search's utility `(1 - w) * value + w * margin`
+    /// (0: the value alone, 1: the margin alone). Optional, default 0.
+    #[serde(default)]
+    pub margin_weight: f32,
+}
+
+impl SearchConfig {
+    /// The utility the search maximises, from a value and a margin (margin / all seeds).
+    pub fn utility(&self, value: f32, margin: f32) -> f32 {
+        (1.0 - self.margin_weight) * value + self.margin_weight * margin
+    }
 }
 
 impl Default for SearchConfig {
@@ -65,6 +98,7 @@ impl Default for SearchConfig {
             considered_actions: 8,
             c_visit: 50.0,
             c_scale: 1.0,
+            margin_weight: 0.0,
         }
     }
 }
@@ -76,9 +110,9 @@ pub struct SearchResult {
     pub action: usize,
     /// The improved policy over action indexes (zero for illegal actions): the training target.
     pub policy: Vec<f32>,
-    /// The root's value after search, for the player to move.
+    /// The root's utility after search, for the player to move (see [`SearchConfig::utility`]).
     pub value: f32,
-    /// The network's value of the root before search.
+    /// The network's utility of the root before search.
     pub net_value: f32,
 }
 
@@ -100,7 +134,7 @@ struct Node {
     first_edge: u32,
     edges: u8,
     terminal: bool,
-    /// The network's (or the final result's) value for the player to move here.
+    /// The network's (or the final result's) utility for the player to move here.
     value: f32,
     visits: u32,
     value_sum: f32,
@@ -124,6 +158,12 @@ struct Tree {
     leaf: u32,
     /// The leaf needs the evaluator.
     pending: bool,
+}
+
+/// Final margin of a finished game for the player in `seat`, divided by all seeds.
+pub fn margin_for(pos: &Position, seat: Side) -> f32 {
+    let m = pos.margin() as f32 / pos.rules().total_seeds().max(1) as f32;
+    if seat == Side::South { m } else { -m }
 }
 
 /// Result of a finished game for the player in `seat`: 1, 0 or -1.
@@ -356,7 +396,8 @@ impl Tree {
                     let mover = pos.to_move();
                     let seat = if out.extra_turn { mover } else { mover.other() };
                     node.terminal = true;
-                    node.value = result_for(&child, seat);
+                    node.value =
+                        cfg.utility(result_for(&child, seat), margin_for(&child, seat));
                 }
                 let id = self.nodes.len() as u32;
                 self.nodes.push(node);
@@ -455,7 +496,11 @@ pub fn search_batch(
         .collect();
     let mut logits = Vec::new();
     let mut values = Vec::new();
-    evaluator.evaluate(roots, &mut logits, &mut values);
+    let mut margins = Vec::new();
+    evaluator.evaluate(roots, &mut logits, &mut values, &mut margins);
+    for (v, &m) in values.iter_mut().zip(&margins) {
+        *v = cfg.utility(*v, m);
+    }
     trees
         .par_iter_mut()
         .zip(temperatures.par_iter())
@@ -489,7 +534,10 @@ pub fn search_batch(
         if leaves.is_empty() {
             continue;
         }
-        evaluator.evaluate(&leaves, &mut logits, &mut values);
+        evaluator.evaluate(&leaves, &mut logits, &mut values, &mut margins);
+        for (v, &m) in values.iter_mut().zip(&margins) {
+            *v = cfg.utility(*v, m);
+        }
         let mut slots: Vec<Option<usize>> = vec![None; trees.len()];
         for (j, &i) in owners.iter().enumerate() {
             slots[i] = Some(j);
@@ -535,6 +583,29 @@ mod tests {
         }
         assert_eq!(r[0].action, 1);
         assert_eq!(r[1].action, 1);
+    }
+
+    #[test]
+    fn utility_mixes_value_and_margin_and_terminal_margins_count() {
+        let mut cfg = SearchConfig {
+            simulations: 32,
+            margin_weight: 0.25,
+            ..SearchConfig::default()
+        };
+        assert!((cfg.utility(1.0, 0.2) - 0.8).abs() < 1e-6);
+        cfg.margin_weight = 1.0;
+        assert_eq!(cfg.utility(-1.0, -0.25), -0.25);
+        // The winning capture also wins by the most: with the margin alone as the utility the
+        // search still finds it, and its root value is the exact final margin.
+        let rules = Rules::new(3, 2).unwrap();
+        let pos = Position::parse("1,1,0,5/3,0,0,5 s", &rules).unwrap();
+        let r = search_batch(&[pos], &[0.0], &cfg, &mut UniformEvaluator, 3);
+        assert_eq!(r[0].action, 1);
+        let mut end = pos;
+        end.play(Move::from_action(1, 3)).unwrap();
+        assert!(end.is_over());
+        assert!(margin_for(&end, Side::South) > 0.0);
+        assert_eq!(margin_for(&end, Side::North), -margin_for(&end, Side::South));
     }
 
     #[test]

@@ -235,6 +235,11 @@ impl TrainConfig {
             "search.c_scale",
             "must be positive",
         )?;
+        check(
+            (0.0..=1.0).contains(&s.margin_weight),
+            "search.margin_weight",
+            "must be 0 to 1",
+        )?;
         let p = &self.selfplay;
         check(
             (1..=65536).contains(&p.games),
@@ -389,6 +394,7 @@ mod tests {
         assert!(e(&["selfplay.games=0"]).contains("selfplay.games"));
         assert!(e(&["search.bogus=1"]).contains("bogus"));
         assert!(e(&["optim.lr=-1"]).contains("optim.lr"));
+        assert!(e(&["search.margin_weight=2"]).contains("search.margin_weight"));
         assert!(e(&["network.activation=\"swish\""]).contains("swish"));
         assert!(e(&["rules.pits=40"]).contains("rules"));
         assert!(e(&["eval.opponents=[\"deep-blue\"]"]).contains("eval.opponents"));

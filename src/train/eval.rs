@@ -41,7 +41,8 @@ impl SeatResult {
 pub fn greedy_actions(positions: &[Position], evaluator: &mut dyn Evaluator) -> Vec<usize> {
     let mut logits = Vec::new();
     let mut values = Vec::new();
-    evaluator.evaluate(positions, &mut logits, &mut values);
+    let mut margins = Vec::new();
+    evaluator.evaluate(positions, &mut logits, &mut values, &mut margins);
     let mut out = Vec::with_capacity(positions.len());
     for (i, p) in positions.iter().enumerate() {
         let a = p.rules().pits() + 1;

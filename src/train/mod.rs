@@ -76,8 +76,12 @@ pub struct Trainer {
     meta: Meta,
     checkpoint_dir: PathBuf,
     log: TbLog,
-    /// Solved positions for judging, built at the first evaluation.
+    /// Solved positions for judging, once built.
     judge: Option<judge::JudgeSet>,
+    /// The judge set being loaded or solved on a thread of its own, so that training goes on
+    /// meanwhile (solving a few hundred Kalah(6,4) positions takes minutes); evaluations before
+    /// it is ready skip the solver, the last one waits for it.
+    judge_build: Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>>,
 }
 
 impl Trainer {
@@ -128,6 +132,15 @@ impl Trainer {
         std::fs::create_dir_all(&log_dir)
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
+        let judge_build = (cfg.eval.solver_positions > 0).then(|| {
+            let (n, seed) = (cfg.eval.solver_positions, cfg.run.seed);
+            let cache = cfg.run.checkpoint_dir.join("judge");
+            std::thread::spawn(move || {
+                // A pool of one thread: the solver's parallel loops must not hold up self-play's.
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+                pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache))
+            })
+        });
         Ok(Trainer {
             selfplay: SelfPlay::new(
                 &rules,
@@ -146,6 +159,7 @@ impl Trainer {
             checkpoint_dir,
             log,
             judge: None,
+            judge_build,
         })
     }
 
@@ -296,9 +310,11 @@ impl Trainer {
             log.scalar("optim/lr", lr_now, step);
         }
         let mut msg = format!(
-            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3}",
+            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3} m {:.4}  S wins {:.0}%",
             losses.policy / n,
-            losses.value / n
+            losses.value / n,
+            losses.margin / n,
+            100.0 * st.results[0] as f64 / st.games.max(1) as f64
         );
 
         let every = self.cfg.eval.every;
@@ -346,15 +362,17 @@ impl Trainer {
             &mut ev,
             self.cfg.run.seed ^ 0xE7A1,
         );
-        let n = self.cfg.eval.solver_positions;
-        if n > 0 && self.judge.is_none() {
-            let cache = self.cfg.run.checkpoint_dir.join("judge");
-            self.judge = Some(judge::JudgeSet::load_or_build(
-                &self.rules,
-                n,
-                self.cfg.run.seed,
-                &cache,
-            )?);
+        let last = self.meta.iteration >= self.cfg.run.iterations;
+        if self
+            .judge_build
+            .as_ref()
+            .is_some_and(|h| h.is_finished() || last)
+        {
+            let h = self.judge_build.take().expect("checked above");
+            let set = h
+                .join()
+                .map_err(|_| anyhow::anyhow!("the judge set builder panicked"))??;
+            self.judge = Some(set);
         }
         let solver = self.judge.as_ref().map(|j| j.score(&mut ev));
         Ok(Evaluation {
