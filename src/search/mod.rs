@@ -396,8 +396,7 @@ impl Tree {
                     let mover = pos.to_move();
                     let seat = if out.extra_turn { mover } else { mover.other() };
                     node.terminal = true;
-                    node.value =
-                        cfg.utility(result_for(&child, seat), margin_for(&child, seat));
+                    node.value = cfg.utility(result_for(&child, seat), margin_for(&child, seat));
                 }
                 let id = self.nodes.len() as u32;
                 self.nodes.push(node);
@@ -605,7 +604,10 @@ mod tests {
         end.play(Move::from_action(1, 3)).unwrap();
         assert!(end.is_over());
         assert!(margin_for(&end, Side::South) > 0.0);
-        assert_eq!(margin_for(&end, Side::North), -margin_for(&end, Side::South));
+        assert_eq!(
+            margin_for(&end, Side::North),
+            -margin_for(&end, Side::South)
+        );
     }
 
     #[test]

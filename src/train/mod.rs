@@ -208,7 +208,7 @@ impl Trainer {
             self.meta.seconds += started.elapsed().as_secs_f64();
             let it = self.meta.iteration;
             let last = it == iterations || stop.load(Ordering::Relaxed);
-            if it % self.cfg.run.checkpoint_every == 0 || last {
+            if it.is_multiple_of(self.cfg.run.checkpoint_every) || last {
                 self.save()?;
             }
             on_progress(&Progress {
@@ -318,7 +318,7 @@ impl Trainer {
         );
 
         let every = self.cfg.eval.every;
-        let due = (every > 0 && it % every == 0) || it == self.cfg.run.iterations;
+        let due = (every > 0 && it.is_multiple_of(every)) || it == self.cfg.run.iterations;
         if due && !stop.load(Ordering::Relaxed) {
             let e = self.evaluate()?;
             for r in &e.games {
