@@ -88,7 +88,8 @@ pub struct SelfPlayConfig {
     pub temperature_end: f32,
     /// Moves over which the noise scale goes linearly from start to end.
     pub temperature_moves: u32,
-    /// Weight of the root search value in the value target (0: the game result alone).
+    /// Weight of the root search value in the value target (0: the game result alone). The search
+    /// value is its utility, so with `search.margin_weight > 0` it mixes in a margin: keep it 0.
     pub value_target_mix: f32,
     /// Each game starts after 0 to this many uniformly random moves (not trained on), so both
     /// seats see won and lost positions (default 0).
