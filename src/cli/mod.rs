@@ -13,7 +13,7 @@ use std::io::Write;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::rules::{Capture, End, Leftover, Preset, Rules};
+use crate::rules::{RuleChoices, Rules};
 
 /// Kalah(m,n): rules, bots, matches and benchmarks.
 #[derive(Debug, Parser)]
@@ -72,28 +72,17 @@ pub struct RuleArgs {
 impl RuleArgs {
     /// The rules these flags describe: the preset, then each flag given on top of it.
     pub fn rules(&self) -> anyhow::Result<Rules> {
-        let base = match &self.rules {
-            Some(name) => name.parse::<Preset>()?.rules(),
-            None => Rules::kalah64(),
+        let choices = RuleChoices {
+            preset: self.rules.as_deref(),
+            pits: self.pits,
+            seeds: self.seeds,
+            capture: self.capture.as_deref(),
+            leftover: self.leftover.as_deref(),
+            end: self.end.as_deref(),
+            // `--pie` turns the rule on; without it the preset decides.
+            pie: self.pie.then_some(true),
         };
-        let mut spec = base.spec();
-        if let Some(m) = self.pits {
-            spec.pits = m;
-        }
-        if let Some(n) = self.seeds {
-            spec.seeds = n;
-        }
-        if let Some(c) = &self.capture {
-            spec.capture = c.parse::<Capture>()?;
-        }
-        if let Some(l) = &self.leftover {
-            spec.leftover = l.parse::<Leftover>()?;
-        }
-        if let Some(e) = &self.end {
-            spec.end = e.parse::<End>()?;
-        }
-        spec.pie |= self.pie;
-        Ok(spec.build()?)
+        Ok(choices.build()?)
     }
 }
 

@@ -14,7 +14,7 @@ pub use sow::{count_bits, select_bit};
 pub use game::{Game, MoveListError, Played, parse_move, parse_moves};
 pub use notation::{NotationError, Setup};
 pub use options::{
-    Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, Rules, RulesError, RulesSpec,
+    Capture, End, Leftover, MAX_PITS, MAX_SEEDS, Preset, RuleChoices, Rules, RulesError, RulesSpec,
 };
 pub use perft::perft;
 pub(crate) use position::Phase;

@@ -267,6 +267,49 @@ impl RulesSpec {
     }
 }
 
+/// Rule options as a person names them: an optional preset, then any option given on top of it
+/// (keywords as on the command line). Shared by the rule flags and the training config.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleChoices<'a> {
+    /// Preset name (`international` when absent).
+    pub preset: Option<&'a str>,
+    /// Pits per side.
+    pub pits: Option<u32>,
+    /// Seeds per pit.
+    pub seeds: Option<u32>,
+    /// Capture keyword.
+    pub capture: Option<&'a str>,
+    /// Leftover keyword.
+    pub leftover: Option<&'a str>,
+    /// End keyword.
+    pub end: Option<&'a str>,
+    /// Pie rule on or off.
+    pub pie: Option<bool>,
+}
+
+impl RuleChoices<'_> {
+    /// Validates the choices into rules; the error names the first bad keyword or size.
+    pub fn build(&self) -> Result<Rules, RulesError> {
+        let mut spec = match self.preset {
+            Some(name) => name.parse::<Preset>()?.rules().spec(),
+            None => RulesSpec::default(),
+        };
+        spec.pits = self.pits.unwrap_or(spec.pits);
+        spec.seeds = self.seeds.unwrap_or(spec.seeds);
+        if let Some(c) = self.capture {
+            spec.capture = c.parse()?;
+        }
+        if let Some(l) = self.leftover {
+            spec.leftover = l.parse()?;
+        }
+        if let Some(e) = self.end {
+            spec.end = e.parse()?;
+        }
+        spec.pie = self.pie.unwrap_or(spec.pie);
+        spec.build()
+    }
+}
+
 /// The named rule sets the guides describe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Preset {
