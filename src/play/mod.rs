@@ -12,6 +12,8 @@ pub mod board;
 pub mod line;
 pub mod tui;
 
+use std::time::Duration;
+
 use rand::rngs::SmallRng;
 
 use crate::bots::{Bot, BotSpec, game_rng};
@@ -19,6 +21,9 @@ use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side, parse
 use crate::solver::{Solver, SolverConfig};
 
 use board::BoardView;
+
+/// Seconds a hint may take before it shows bounds instead of exact values.
+const HINT_SECONDS: u64 = 5;
 
 /// A command typed by the person.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,22 +228,34 @@ impl Session {
             };
             self.hints = Some(Solver::new(pos.rules(), &cfg).map_err(|e| e.to_string())?);
         }
-        let a = self.hints.as_ref().expect("just made").analyse(&pos);
-        let mut moves: Vec<(Move, i32)> = a
-            .moves
-            .iter()
-            .filter_map(|m| m.value().map(|v| (m.mv, v)))
-            .collect();
-        moves.sort_by_key(|m| std::cmp::Reverse(m.1));
+        // A hint must come back while the person waits: after HINT_SECONDS the moves not yet
+        // solved show the bounds proven so far.
+        let solver = self.hints.as_ref().expect("just made");
+        let a = solver.analyse_within(&pos, Some(Duration::from_secs(HINT_SECONDS)), None);
+        let mut moves: Vec<(Move, i32, i32)> =
+            a.moves.iter().map(|m| (m.mv, m.lower, m.upper)).collect();
+        moves.sort_by_key(|m| std::cmp::Reverse((m.2, m.1)));
         let list: Vec<String> = moves
             .iter()
-            .map(|(m, v)| match m {
-                Move::Pit(p) => format!("pit {p}: {v:+}"),
-                Move::Swap => format!("swap: {v:+}"),
+            .map(|&(m, lo, hi)| {
+                let name = match m {
+                    Move::Pit(p) => format!("pit {p}"),
+                    Move::Swap => "swap".to_string(),
+                };
+                if lo == hi {
+                    format!("{name}: {lo:+}")
+                } else {
+                    format!("{name}: {lo:+} to {hi:+}")
+                }
             })
             .collect();
+        let note = if a.complete() {
+            ""
+        } else {
+            " (stopped after the time limit: ranges are proven bounds)"
+        };
         Ok(format!(
-            "hint (final margin for the mover under perfect play): {}",
+            "hint (final margin for the mover under perfect play): {}{note}",
             list.join(", ")
         ))
     }
