@@ -36,12 +36,16 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rayon::prelude::*;
 
 use super::key::{Encoder, binomial};
+use super::mem::{ZeroBuf, prefetch};
 use crate::rules::{Capture, End, Leftover, Rules};
 
 const MAGIC: &[u8; 8] = b"KALAHAEG";
 const VERSION: u32 = 1;
 const HEADER: usize = 40;
-const UNKNOWN: u8 = 0x80;
+/// While building, a slot holds `gain as u8 ^ 0x80`, so that zeroed memory reads as unknown (a
+/// gain of -128 never occurs); the finished database holds the gains as plain `i8`.
+const UNKNOWN: u8 = 0;
+const FLIP: u8 = 0x80;
 /// Most seeds a database may cover (gains must fit in an `i8`).
 pub const MAX_DB_SEEDS: u32 = 100;
 
@@ -52,7 +56,7 @@ pub struct Endgame {
     leftover: Leftover,
     end: End,
     max_seeds: u32,
-    values: Vec<u8>,
+    values: ZeroBuf<u8>,
 }
 
 /// Where a database came from.
@@ -230,26 +234,110 @@ impl Builder<'_> {
             return self.terminal(a);
         }
         let m = self.m;
-        let mut best = i32::MIN;
+        // Every successor is played and its slot prefetched first, so that the (random) reads
+        // of the slots overlap instead of waiting for memory one after another.
+        let mut next = [[0u8; 30]; 15];
+        let mut slot_of = [0usize; 15];
+        let mut gains = [(0i32, false); 15];
+        let mut n = 0;
         for i in 0..m {
             if a[i] == 0 {
                 continue;
             }
             let mut c = *a;
-            let (gain, extra) = self.sow(&mut c, i);
+            gains[n] = self.sow(&mut c, i);
             let (r, _) = self.enc.rank(c[..2 * m].iter().copied());
-            let slot = &self.values[r as usize];
+            let r = r as usize;
+            prefetch(self.values[r..].as_ptr());
+            slot_of[n] = r;
+            next[n] = c;
+            n += 1;
+        }
+        let mut best = i32::MIN;
+        for k in 0..n {
+            let slot = &self.values[slot_of[k]];
             let known = slot.load(Ordering::Relaxed);
             let v = if known == UNKNOWN {
-                let v = self.solve(&c);
-                slot.store(v as i8 as u8, Ordering::Relaxed);
+                let v = self.solve(&next[k]);
+                slot.store(v as i8 as u8 ^ FLIP, Ordering::Relaxed);
                 v
             } else {
-                known as i8 as i32
+                (known ^ FLIP) as i8 as i32
             };
+            let (gain, extra) = gains[k];
             best = best.max(gain + if extra { v } else { -v });
         }
         best
+    }
+}
+
+/// Boards handed to [`Builder::batch`] at a time.
+const BATCH: usize = 64;
+
+impl Builder<'_> {
+    /// Solves the boards of ranks `r..` (at most [`BATCH`], below `end`; `a` is the board of rank
+    /// `r`, left at the first board not done) and returns the first rank not done. Every
+    /// successor of the batch is played and its slot prefetched before any is read, so that many
+    /// random reads are in flight at once.
+    fn batch(&self, a: &mut Board, r: u64, end: u64) -> u64 {
+        let m = self.m;
+        let n = ((end - r) as usize).min(BATCH);
+        let mut boards = [[0u8; 30]; BATCH];
+        // Successors: (slot, board in the batch, pit, gain, extra turn).
+        let mut succ = [(0usize, 0u8, 0u8, 0i8, false); BATCH * 15];
+        let mut ns = 0;
+        let mut first = [0usize; BATCH + 1];
+        let mut todo = [false; BATCH];
+        for j in 0..n {
+            boards[j] = *a;
+            first[j] = ns;
+            let slot = &self.values[r as usize + j];
+            todo[j] = slot.load(Ordering::Relaxed) == UNKNOWN;
+            if todo[j] {
+                if self.over(a) {
+                    slot.store(self.terminal(a) as i8 as u8 ^ FLIP, Ordering::Relaxed);
+                    todo[j] = false;
+                } else {
+                    for i in 0..m {
+                        if a[i] == 0 {
+                            continue;
+                        }
+                        let mut c = *a;
+                        let (gain, extra) = self.sow(&mut c, i);
+                        let (rc, _) = self.enc.rank(c[..2 * m].iter().copied());
+                        let rc = rc as usize;
+                        prefetch(self.values[rc..].as_ptr());
+                        succ[ns] = (rc, j as u8, i as u8, gain as i8, extra);
+                        ns += 1;
+                    }
+                }
+            }
+            next_board(&mut a[..2 * m]);
+        }
+        first[n] = ns;
+        for j in 0..n {
+            if !todo[j] {
+                continue;
+            }
+            let mut best = i32::MIN;
+            for &(rc, _, i, gain, extra) in &succ[first[j]..first[j + 1]] {
+                let slot = &self.values[rc];
+                let known = slot.load(Ordering::Relaxed);
+                let v = if known == UNKNOWN {
+                    let mut c = boards[j];
+                    self.sow(&mut c, i as usize);
+                    let v = self.solve(&c);
+                    slot.store(v as i8 as u8 ^ FLIP, Ordering::Relaxed);
+                    v
+                } else {
+                    (known ^ FLIP) as i8 as i32
+                };
+                best = best.max(gain as i32 + if extra { v } else { -v });
+            }
+            let slot = &self.values[r as usize + j];
+            slot.store(best as i8 as u8 ^ FLIP, Ordering::Relaxed);
+        }
+        r + n as u64
     }
 }
 
@@ -279,7 +367,7 @@ impl Endgame {
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let count = entries(m, max_seeds) as usize;
         let enc = Encoder::new(m, max_seeds);
-        let values: Vec<AtomicU8> = (0..count).map(|_| AtomicU8::new(UNKNOWN)).collect();
+        let values = ZeroBuf::<AtomicU8>::new(count).expect("memory for the endgame database");
         let builder = Builder {
             m,
             capture: rules.capture,
@@ -298,12 +386,9 @@ impl Endgame {
                 let end = (start + CHUNK).min(hi);
                 let mut a: Board = [0; 30];
                 enc.unrank(start, &mut a[..2 * m]);
-                for r in start..end {
-                    let slot = &values[r as usize];
-                    if slot.load(Ordering::Relaxed) == UNKNOWN {
-                        slot.store(builder.solve(&a) as i8 as u8, Ordering::Relaxed);
-                    }
-                    next_board(&mut a[..2 * m]);
+                let mut r = start;
+                while r < end {
+                    r = builder.batch(&mut a, r, end);
                 }
             });
         }
@@ -313,7 +398,23 @@ impl Endgame {
             leftover: rules.leftover,
             end: rules.end,
             max_seeds,
-            values: values.into_iter().map(AtomicU8::into_inner).collect(),
+            values: {
+                let mut v = values.into_plain();
+                v.par_chunks_mut(1 << 16).for_each(|c| {
+                    for x in c {
+                        *x ^= FLIP;
+                    }
+                });
+                v
+            },
+        }
+    }
+
+    /// Hints the processor to fetch the entry of `rank`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, rank: u64) {
+        if let Some(x) = self.values.get(rank as usize) {
+            prefetch(x);
         }
     }
 
@@ -387,40 +488,40 @@ impl Endgame {
     /// Reads a database from `path`, checking that it is whole and made for `rules` and
     /// `max_seeds`; the error says why it was refused.
     pub fn load(path: &Path, rules: &Rules, max_seeds: u32) -> Result<Endgame, String> {
-        let mut bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let len = file.metadata().map_err(|e| e.to_string())?.len();
+        let mut head = [0u8; HEADER];
+        if len < HEADER as u64 || file.read_exact(&mut head).is_err() || &head[..8] != MAGIC {
+            return Err("not an endgame database".into());
+        }
         let want = Endgame {
             m: rules.pits(),
             capture: rules.capture,
             leftover: rules.leftover,
             end: rules.end,
             max_seeds,
-            values: Vec::new(),
+            values: ZeroBuf::new(0).ok_or("out of memory")?,
         };
         let count = entries(want.m, max_seeds) as usize;
-        if bytes.len() < HEADER || &bytes[..8] != MAGIC {
-            return Err("not an endgame database".into());
-        }
         let mut header = want.header();
         header[24..32].copy_from_slice(&(count as u64).to_le_bytes());
-        if bytes[..32] != header {
+        if head[..32] != header {
             return Err("made for other rules, size or format version".into());
         }
-        if bytes.len() != HEADER + count {
+        if len != (HEADER + count) as u64 {
             return Err(format!(
-                "{} bytes where {} were expected",
-                bytes.len(),
+                "{len} bytes where {} were expected",
                 HEADER + count
             ));
         }
-        let stored = u64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes"));
-        if checksum(&[&bytes[..32], &bytes[HEADER..]]) != stored {
+        let mut values = ZeroBuf::<u8>::new(count).ok_or("out of memory")?;
+        file.read_exact(&mut values).map_err(|e| e.to_string())?;
+        let stored = u64::from_le_bytes(head[32..40].try_into().expect("8 bytes"));
+        if checksum(&[&head[..32], &values]) != stored {
             return Err("checksum mismatch".into());
         }
-        bytes.drain(..HEADER);
-        Ok(Endgame {
-            values: bytes,
-            ..want
-        })
+        Ok(Endgame { values, ..want })
     }
 
     /// Loads the database for `rules` and `max_seeds` from `dir`, or builds it (and saves it there)

@@ -10,7 +10,9 @@
 //! count first: the boards with at most `B` seeds are exactly the ranks below `C(B + 2m, 2m)`.
 //! The endgame database is indexed by this rank, and the transposition table keys on it.
 
-use crate::rules::{Position, Side};
+use crate::rules::Position;
+#[cfg(test)]
+use crate::rules::Side;
 
 /// Ranks boards of `m` pits a side holding at most `total` seeds.
 #[derive(Clone, Debug)]
@@ -72,12 +74,8 @@ impl Encoder {
         }
     }
 
-    /// Pits per side.
-    pub fn pits(&self) -> usize {
-        self.m
-    }
-
     /// Whether keys identify boards exactly (else they are 64-bit hashes).
+    #[cfg(test)]
     pub fn exact(&self) -> bool {
         self.exact
     }
@@ -161,6 +159,7 @@ impl Encoder {
 }
 
 /// Seeds on the board (both rows).
+#[cfg(test)]
 pub(crate) fn board_seeds(pos: &Position) -> u32 {
     pos.row_sum(Side::South) + pos.row_sum(Side::North)
 }

@@ -15,6 +15,7 @@ mod analyse;
 pub mod bench;
 pub mod endgame;
 mod key;
+mod mem;
 mod order;
 mod search;
 mod table;

@@ -26,6 +26,12 @@ pub(crate) struct Child {
     pub mv: u8,
     /// Ordering score: higher is searched first.
     pub score: i32,
+    /// Transposition key (filled in by the search).
+    pub key: u64,
+    /// Bounds on the mover's gain through this move (filled in by the search).
+    pub lo: i32,
+    /// See `lo`.
+    pub hi: i32,
 }
 
 impl Child {
@@ -83,6 +89,9 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
             over: o.game_over,
             mv: i as u8,
             score: 0,
+            key: 0,
+            lo: 0,
+            hi: 0,
         });
     }
     if pie == 2 {
@@ -100,6 +109,9 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
             over: o.game_over,
             mv: SWAP,
             score: 0,
+            key: 0,
+            lo: 0,
+            hi: 0,
         });
     }
 }

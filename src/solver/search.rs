@@ -95,11 +95,6 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Whether the search gave up (its last answer is then meaningless).
-    pub fn aborted(&self) -> bool {
-        self.aborted
-    }
-
     fn flush(&mut self) {
         self.cx
             .nodes
@@ -120,7 +115,24 @@ impl<'a> Searcher<'a> {
     /// Fail-soft alpha-beta: the gain `v` of `pos` (not over, pie state `pie`) for the player to
     /// move, if it lies strictly inside `(alpha, beta)`; otherwise a bound on it: a value
     /// `>= beta` is a lower bound, a value `<= alpha` an upper bound. Meaningless once aborted.
-    pub fn search(&mut self, pos: &Position, pie: u8, mut alpha: i32, mut beta: i32) -> i32 {
+    pub fn search(&mut self, pos: &Position, pie: u8, alpha: i32, beta: i32) -> i32 {
+        let (key, rank, b) = self.cx.enc.key(pos, pie);
+        if let Some(v) = self.cx.probe_db(rank, b, pie) {
+            return v;
+        }
+        self.node(pos, pie, key, b as i32, alpha, beta)
+    }
+
+    /// [`Searcher::search`] of a position the database does not cover, with its key and seeds.
+    fn node(
+        &mut self,
+        pos: &Position,
+        pie: u8,
+        key: u64,
+        b: i32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
         self.nodes += 1;
         if self.nodes & 4095 == 0 {
             self.poll();
@@ -129,11 +141,6 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let cx = self.cx;
-        let (key, rank, b) = cx.enc.key(pos, pie);
-        if let Some(v) = cx.probe_db(rank, b, pie) {
-            return v;
-        }
-        let b = b as i32;
         let reach = gain_reach(b, pie, cx.total);
         let (mut lo, mut hi) = (-reach, reach);
         let mut remembered = NO_MOVE;
@@ -163,19 +170,67 @@ impl<'a> Searcher<'a> {
         let mut kids = std::mem::take(&mut self.bufs[self.ply]);
         expand(pos, pie, &mut kids);
 
-        // Moves whose value is known at once: finished games and boards in the database.
+        // Every child's key first, fetching its database entry or table bucket, so that the
+        // reads below overlap instead of waiting for memory one after another.
+        let db = cx.db.as_ref();
+        for k in kids.iter_mut() {
+            if k.over {
+                continue;
+            }
+            let (ck, r, _) = cx.enc.key(&k.pos, k.pie);
+            if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && db.is_some() {
+                k.key = r;
+                if let Some(db) = db {
+                    db.prefetch(r);
+                }
+            } else {
+                k.key = ck;
+                if k.pie == 0
+                    && let Some(t) = cx.tt.as_ref()
+                {
+                    t.prefetch(ck);
+                }
+            }
+        }
+
+        // Moves whose value is known at once (finished games, boards in the database, exact
+        // table entries) count straight away; the others get bounds from the table, and one
+        // whose lower bound already reaches `beta` cuts off without a search (enhanced
+        // transposition cutoff).
         let mut best = i32::MIN;
         let mut best_mv = NO_MOVE;
         let mut open = 0;
+        let mut cut = None;
         for i in 0..kids.len() {
-            let k = kids[i];
+            let mut k = kids[i];
             let known = if k.over {
                 Some(terminal_gain(&k.pos))
-            } else if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && cx.db.is_some() {
-                let (r, cb) = cx.enc.rank_position(&k.pos);
-                cx.probe_db(r, cb, k.pie)
+            } else if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && db.is_some() {
+                db.map(|d| d.gain(k.key))
             } else {
-                None
+                let r = gain_reach(k.seeds, k.pie, cx.total);
+                let (mut clo, mut chi) = (-r, r);
+                if k.pie == 0
+                    && let Some(t) = cx.tt.as_ref()
+                    && let Some(h) = t.probe(k.key)
+                {
+                    clo = clo.max(h.lower);
+                    chi = chi.min(h.upper);
+                }
+                if clo == chi {
+                    Some(clo)
+                } else {
+                    (k.lo, k.hi) = if k.same {
+                        (k.delta + clo, k.delta + chi)
+                    } else {
+                        (k.delta - chi, k.delta - clo)
+                    };
+                    if k.lo >= beta {
+                        cut = Some((k.lo, k.mv));
+                        break;
+                    }
+                    None
+                }
             };
             match known {
                 Some(g) => {
@@ -191,6 +246,11 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        if let Some((v, mv)) = cut {
+            best = best.max(v);
+            best_mv = mv;
+            open = 0;
+        }
         kids.truncate(open);
         if best > alpha {
             alpha = best;
@@ -199,17 +259,32 @@ impl<'a> Searcher<'a> {
             order(&mut kids, remembered);
             self.ply += 1;
             for k in kids.iter() {
-                let ceiling = k.delta + gain_reach(k.seeds, k.pie, cx.total);
-                if ceiling <= alpha {
-                    if ceiling > best {
-                        best = ceiling;
+                if k.hi <= alpha {
+                    if k.hi > best {
+                        best = k.hi;
                     }
                     continue;
                 }
                 let v = if k.same {
-                    k.delta + self.search(&k.pos, k.pie, alpha - k.delta, beta - k.delta)
+                    k.delta
+                        + self.node(
+                            &k.pos,
+                            k.pie,
+                            k.key,
+                            k.seeds,
+                            alpha - k.delta,
+                            beta - k.delta,
+                        )
                 } else {
-                    k.delta - self.search(&k.pos, k.pie, k.delta - beta, k.delta - alpha)
+                    k.delta
+                        - self.node(
+                            &k.pos,
+                            k.pie,
+                            k.key,
+                            k.seeds,
+                            k.delta - beta,
+                            k.delta - alpha,
+                        )
                 };
                 if self.aborted {
                     break;

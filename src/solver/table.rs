@@ -22,6 +22,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::mem::ZeroBuf;
+
 /// Bytes of one entry.
 pub(crate) const ENTRY_BYTES: usize = 8;
 const WAYS: usize = 4;
@@ -45,7 +47,7 @@ pub(crate) struct Hit {
 /// A lock-free table of bounds.
 pub(crate) struct Table {
     /// Buckets of [`WAYS`] entries from index `first` on, each 32-byte aligned.
-    slots: Box<[AtomicU64]>,
+    slots: ZeroBuf<AtomicU64>,
     first: usize,
     buckets: usize,
     bucket_bits: u32,
@@ -60,23 +62,10 @@ impl Table {
         let wanted = (bytes / (WAYS * ENTRY_BYTES)).max(1);
         let bucket_bits = usize::BITS - 1 - wanted.leading_zeros();
         let count = 1usize << bucket_bits;
-        let len = count * WAYS + WAYS;
-        let layout = std::alloc::Layout::array::<AtomicU64>(len).ok()?;
-        // Zeroed memory from the allocator is all empty entries, and the system hands it out
-        // page by page as the search touches it, so a large table costs nothing up front (this
-        // needs the allocator's natural alignment: buckets are aligned by hand below).
-        // SAFETY: the layout is not zero-sized; an all-zero `AtomicU64` is a valid value; the box
-        // frees the slice with the same layout it was allocated with.
-        let slots = unsafe {
-            let ptr = std::alloc::alloc_zeroed(layout) as *mut AtomicU64;
-            if ptr.is_null() {
-                return None;
-            }
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len))
-        };
-        let first = (slots.as_ptr() as usize).next_multiple_of(WAYS * ENTRY_BYTES)
-            - slots.as_ptr() as usize;
-        let first = first / ENTRY_BYTES;
+        // Zeroed memory is all empty entries; the system hands it out page by page as the search
+        // touches it (huge pages where it can), so a large table costs nothing up front.
+        let slots = ZeroBuf::<AtomicU64>::new(count * WAYS)?;
+        let first = 0;
         let key_mask = if key_bits >= 64 {
             u64::MAX
         } else {
