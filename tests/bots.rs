@@ -43,10 +43,7 @@ fn every_bot_finishes_games_under_every_rule_option() {
             // `play_game` plays through `Game::play`, which refuses illegal moves.
             let game = play_game(Position::start(&rules), south, north, &mut rng);
             assert!(game.position().is_over(), "{rules:?} {south} vs {north}");
-            assert_eq!(
-                game.position().score().iter().sum::<u32>() <= rules.total_seeds(),
-                true
-            );
+            assert!(game.position().score().iter().sum::<u32>() <= rules.total_seeds());
         }
     }
 }

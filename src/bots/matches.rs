@@ -83,7 +83,11 @@ pub fn run_match(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync)) -> MatchSummary
 
 /// Like [`run_match`], but games not yet started when `stop` is set are skipped: the summary
 /// counts the games that were played (each identical to its game in an uninterrupted series).
-pub fn run_match_until(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync), stop: &AtomicBool) -> MatchSummary {
+pub fn run_match_until(
+    cfg: &MatchConfig,
+    on_game: &(dyn Fn() + Sync),
+    stop: &AtomicBool,
+) -> MatchSummary {
     let start = Position::start(&cfg.rules);
     let results: Vec<(i32, usize)> = (0..cfg.games)
         .into_par_iter()

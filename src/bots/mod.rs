@@ -4,9 +4,9 @@ mod greedy;
 mod matches;
 mod mcts;
 mod minimax;
-mod solver;
 #[cfg(feature = "train")]
 pub mod policy;
+mod solver;
 
 use std::fmt;
 use std::str::FromStr;

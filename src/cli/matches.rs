@@ -80,7 +80,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
     }
     let s = &summary;
     if interrupted {
-        eprintln!("kalaha: interrupted: {} of {} games played", s.games, cfg.games);
+        eprintln!(
+            "kalaha: interrupted: {} of {} games played",
+            s.games, cfg.games
+        );
     }
     emit(&format!(
         "{}\n{} (south) vs {} (north), {} games in {:.2} s\nsouth wins {}, north wins {}, draws {}, mean margin {:+.2} (south - north), mean length {:.1} moves\n",
