@@ -119,8 +119,8 @@ fn vectorised_games_match_the_rules_core_one_by_one_under_every_option() {
         let mut refs: Vec<Game> = (0..games).map(|_| Game::new(&rules)).collect();
         let mut rng = SmallRng::seed_from_u64(11);
         let (mut finished, mut swaps) = (0, 0);
-        for i in 0..games {
-            check_game(&env, i, &refs[i], None, 0, &what);
+        for (i, game) in refs.iter().enumerate() {
+            check_game(&env, i, game, None, 0, &what);
         }
         for _ in 0..400 {
             let mut actions = vec![0u32; games];
@@ -163,8 +163,11 @@ struct Snapshot {
     to_play: Vec<u8>,
     reward: Vec<f32>,
     done: Vec<bool>,
-    finals: Vec<Option<(Vec<f32>, [u8; 2], u32)>>,
+    finals: Vec<Option<Final>>,
 }
+
+/// A finished game's final observation, scores and length.
+type Final = (Vec<f32>, [u8; 2], u32);
 
 fn snapshot(env: &VecEnv) -> Snapshot {
     Snapshot {
