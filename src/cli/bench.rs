@@ -93,24 +93,32 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                     r.grain,
                     r.runs.len(),
                     r.seconds_per_run,
-                    r.cpu_share.map(|s| format!("; cpu share {:.0}%", 100.0 * s)).unwrap_or_default()
+                    r.cpu_share
+                        .map(|s| format!("; cpu share {:.0}%", 100.0 * s))
+                        .unwrap_or_default()
                 ))
             }
         }
         BenchCommand::Rules(a) => {
             let rules = a.rules.rules()?;
-            anyhow::ensure!(a.seconds > 0.0 && a.seconds.is_finite(), "--seconds must be a positive number");
+            anyhow::ensure!(
+                a.seconds > 0.0 && a.seconds.is_finite(),
+                "--seconds must be a positive number"
+            );
             let r = bench_rules(&rules, a.runs, a.seconds, a.seed);
             if a.json {
                 emit_json(&r)
             } else {
                 emit(&format!(
-                    "{}: {:.1} M moves/s, {:.2} M games/s (median of {} runs of {:.1} s, one thread)\n",
+                    "{}: {:.1} M moves/s, {:.2} M games/s (one thread, {} games interleaved; \
+                     median of {} runs of {:.1} s)\none game at a time: {:.1} M moves/s\n",
                     r.rules,
                     r.steps_per_sec / 1e6,
                     r.games_per_sec / 1e6,
+                    r.lanes,
                     r.runs.len(),
-                    r.seconds_per_run
+                    r.seconds_per_run,
+                    r.single_game_steps_per_sec / 1e6
                 ))
             }
         }
