@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bots::BotSpec;
 use crate::nn::NetConfig;
-use crate::rules::{Capture, End, Leftover, Preset, Rules};
+use crate::rules::{RuleChoices, Rules};
 use crate::search::SearchConfig;
 
 /// Everything a training run needs to know.
@@ -309,30 +309,16 @@ impl TrainConfig {
 impl RulesConfig {
     /// Builds the rules: the preset (Kalah(6,4) by default), then each option given.
     pub fn build(&self) -> anyhow::Result<Rules> {
-        let base = match &self.preset {
-            Some(name) => name.parse::<Preset>()?.rules(),
-            None => Rules::kalah64(),
+        let choices = RuleChoices {
+            preset: self.preset.as_deref(),
+            pits: self.pits,
+            seeds: self.seeds,
+            capture: self.capture.as_deref(),
+            leftover: self.leftover.as_deref(),
+            end: self.end.as_deref(),
+            pie: self.pie,
         };
-        let mut spec = base.spec();
-        if let Some(m) = self.pits {
-            spec.pits = m;
-        }
-        if let Some(n) = self.seeds {
-            spec.seeds = n;
-        }
-        if let Some(c) = &self.capture {
-            spec.capture = c.parse::<Capture>()?;
-        }
-        if let Some(l) = &self.leftover {
-            spec.leftover = l.parse::<Leftover>()?;
-        }
-        if let Some(e) = &self.end {
-            spec.end = e.parse::<End>()?;
-        }
-        if let Some(p) = self.pie {
-            spec.pie = p;
-        }
-        Ok(spec.build()?)
+        Ok(choices.build()?)
     }
 }
 
