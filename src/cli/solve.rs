@@ -79,16 +79,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
         Some(_) => anyhow::bail!("--time-limit must be a positive number of seconds"),
         None => None,
     };
-    let config = SolverConfig {
-        memory_mb: a.memory,
-        db: match a.db_seeds {
-            None => DbSize::Auto,
-            Some(0) => DbSize::Off,
-            Some(s) => DbSize::Seeds(s),
-        },
-        cache_dir: a.cache.clone().or_else(default_cache_dir),
-        ..SolverConfig::default()
-    };
+    let config = solver_config(a.memory, a.db_seeds, a.cache.as_ref());
     let started = Instant::now();
     let spinner = indicatif::ProgressBar::new_spinner();
     spinner.set_message("loading or building the endgame database");
@@ -216,16 +207,7 @@ pub fn bench(a: BenchSolverArgs) -> anyhow::Result<()> {
     let rules = a.rules.rules()?;
     anyhow::ensure!(a.from <= a.to, "--from must not exceed --to");
     anyhow::ensure!(a.positions > 0, "--positions must be at least 1");
-    let config = SolverConfig {
-        memory_mb: a.memory,
-        db: match a.db_seeds {
-            None => DbSize::Auto,
-            Some(0) => DbSize::Off,
-            Some(s) => DbSize::Seeds(s),
-        },
-        cache_dir: a.cache.clone().or_else(default_cache_dir),
-        ..SolverConfig::default()
-    };
+    let config = solver_config(a.memory, a.db_seeds, a.cache.as_ref());
     let t = Instant::now();
     let solver = Solver::new(&rules, &config)?;
     let setup = t.elapsed().as_secs_f64();
@@ -248,5 +230,19 @@ pub fn bench(a: BenchSolverArgs) -> anyhow::Result<()> {
             r.db_seeds,
             r.setup_seconds
         ))
+    }
+}
+
+/// The solver settings the `--memory`, `--db-seeds` and `--cache` flags ask for.
+fn solver_config(memory_mb: usize, db_seeds: Option<u32>, cache: Option<&PathBuf>) -> SolverConfig {
+    SolverConfig {
+        memory_mb,
+        db: match db_seeds {
+            None => DbSize::Auto,
+            Some(0) => DbSize::Off,
+            Some(s) => DbSize::Seeds(s),
+        },
+        cache_dir: cache.cloned().or_else(default_cache_dir),
+        ..SolverConfig::default()
     }
 }
