@@ -13,7 +13,7 @@ use std::io::Write;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::rules::{RuleChoices, Rules};
+use crate::rules::{Game, Position, RuleChoices, Rules, parse_moves};
 
 /// Kalah(m,n): rules, bots, matches and benchmarks.
 #[derive(Debug, Parser)]
@@ -83,6 +83,31 @@ impl RuleArgs {
             pie: self.pie.then_some(true),
         };
         Ok(choices.build()?)
+    }
+}
+
+/// Rule flags plus the position to start from, shared by `show` and `solve`.
+#[derive(Debug, Clone, Args)]
+pub struct PositionArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Start from this position (notation), else from the rules' start.
+    #[arg(long, value_name = "NOTATION", allow_hyphen_values = true)]
+    position: Option<String>,
+    /// Moves to play first, e.g. 3,1,6.
+    #[arg(long, value_name = "MOVES", default_value = "")]
+    moves: String,
+}
+
+impl PositionArgs {
+    /// The game these flags describe: the start (or `--position`) with `--moves` played.
+    pub fn game(&self) -> anyhow::Result<Game> {
+        let rules = self.rules.rules()?;
+        let start = match &self.position {
+            Some(text) => Position::parse(text, &rules)?,
+            None => Position::start(&rules),
+        };
+        Ok(Game::from_moves(start, &parse_moves(&self.moves)?)?)
     }
 }
 

@@ -3,19 +3,13 @@
 use clap::Args;
 use serde::Serialize;
 
-use super::{RuleArgs, emit, emit_json};
-use crate::rules::{Game, Move, Position, Side, parse_moves};
+use super::{PositionArgs, emit, emit_json};
+use crate::rules::{Game, Move, Side};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     #[command(flatten)]
-    rules: RuleArgs,
-    /// Start from this position (notation), else from the rules' start.
-    #[arg(long, value_name = "NOTATION", allow_hyphen_values = true)]
-    position: Option<String>,
-    /// Moves to play first, e.g. 3,1,6.
-    #[arg(long, value_name = "MOVES", default_value = "")]
-    moves: String,
+    position: PositionArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -38,22 +32,8 @@ struct ShowJson {
     captured: u8,
 }
 
-/// Reads `--position` and `--moves` into a game record.
-pub(crate) fn load_game(
-    rules: &RuleArgs,
-    position: Option<&str>,
-    moves: &str,
-) -> anyhow::Result<Game> {
-    let rules = rules.rules()?;
-    let start = match position {
-        Some(text) => Position::parse(text, &rules)?,
-        None => Position::start(&rules),
-    };
-    Ok(Game::from_moves(start, &parse_moves(moves)?)?)
-}
-
 pub fn run(a: ShowArgs) -> anyhow::Result<()> {
-    let game = load_game(&a.rules, a.position.as_deref(), &a.moves)?;
+    let game = a.position.game()?;
     let pos = game.position();
     let last = game.last();
     if a.json {

@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 
-use super::show::load_game;
-use super::{RuleArgs, emit, emit_json};
+use super::{PositionArgs, RuleArgs, emit, emit_json};
 use crate::solver::{
     Analysis, DbSize, MoveValueJson, Progress, Solver, SolverConfig, default_cache_dir, move_json,
 };
@@ -16,13 +15,7 @@ use crate::solver::{
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     #[command(flatten)]
-    rules: RuleArgs,
-    /// Solve this position (notation), else the rules' start.
-    #[arg(long, value_name = "NOTATION", allow_hyphen_values = true)]
-    position: Option<String>,
-    /// Moves to play first, e.g. 3,1,6.
-    #[arg(long, value_name = "MOVES", default_value = "")]
-    moves: String,
+    position: PositionArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -72,7 +65,7 @@ fn bounds(lo: i32, hi: i32) -> String {
 }
 
 pub fn run(a: SolveArgs) -> anyhow::Result<()> {
-    let game = load_game(&a.rules, a.position.as_deref(), &a.moves)?;
+    let game = a.position.game()?;
     let pos = *game.position();
     let limit = match a.time_limit {
         Some(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s)),
