@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 
 use super::Bot;
 use crate::rules::{Move, Position, RulesSpec};
-use crate::solver::{Solver, SolverConfig};
+use crate::solver::{Detail, Solver, SolverConfig};
 
 /// Memory of the solver the bots share, in MiB.
 const BOT_MEMORY_MB: usize = 1024;
@@ -55,7 +55,9 @@ impl SolverBot {
 
 impl Bot for SolverBot {
     fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
-        let analysis = self.solver_for(pos).analyse(pos);
+        let analysis = self
+            .solver_for(pos)
+            .analyse_with(pos, None, Detail::Optimal, None);
         let best = analysis.best();
         best[rng.random_range(0..best.len())]
     }

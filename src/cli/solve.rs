@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::{PositionArgs, RuleArgs, emit, emit_json};
 use crate::solver::{
-    Analysis, DbSize, MoveValueJson, Progress, Solver, SolverConfig, default_cache_dir, move_json,
+    Analysis, DbSize, Detail, MoveValueJson, Progress, Solver, SolverConfig, default_cache_dir,
+    move_json,
 };
 
 #[derive(Debug, Args)]
@@ -31,6 +32,9 @@ pub struct SolveArgs {
     /// Folder for endgame databases (default $KALAHA_CACHE, else ~/.cache/kalaha).
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
+    /// Stop once the value and one best move are proven (the other moves get bounds only).
+    #[arg(long)]
+    value_only: bool,
 }
 
 #[derive(Serialize)]
@@ -46,6 +50,7 @@ struct SolveJson {
     best: Vec<serde_json::Value>,
     nodes: u64,
     seconds: f64,
+    value_seconds: Option<f64>,
     setup_seconds: f64,
     db_seeds: u32,
     db: Option<String>,
@@ -100,7 +105,12 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
                 std::thread::sleep(Duration::from_millis(200));
             }
         });
-        let r = solver.analyse_within(&pos, limit, Some(&progress));
+        let detail = if a.value_only {
+            Detail::Value
+        } else {
+            Detail::All
+        };
+        let r = solver.analyse_with(&pos, limit, detail, Some(&progress));
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         r
     });
@@ -119,6 +129,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
             best: analysis.best().into_iter().map(move_json).collect(),
             nodes: analysis.nodes,
             seconds: analysis.seconds,
+            value_seconds: analysis.value_seconds,
             setup_seconds: setup,
             db_seeds: solver.db_seeds(),
             db: solver.db_source().map(|s| s.to_string()),
@@ -132,10 +143,11 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
             solver.db_seeds()
         );
     }
-    let verdict = if analysis.complete() {
-        ""
-    } else {
-        " (stopped: bounds only)"
+    let verdict = match analysis.value_seconds {
+        _ if analysis.complete() => String::new(),
+        Some(_) if a.value_only => " (--value-only: other moves bounded)".to_string(),
+        Some(_) => " (stopped: other moves bounded)".to_string(),
+        None => " (stopped: bounds only)".to_string(),
     };
     s += &format!(
         "value for {} (to move): {}{verdict}\n",
@@ -153,6 +165,9 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
     let best: Vec<String> = analysis.best().iter().map(|m| m.to_string()).collect();
     if !best.is_empty() {
         s += &format!("best: {}\n", best.join(" "));
+    }
+    if let Some(t) = analysis.value_seconds {
+        s += &format!("value proven in {t:.2} s\n");
     }
     s += &format!(
         "{} nodes in {:.2} s ({:.2} M nodes/s), {:.0} MiB\n",

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::endgame::{self, DbSource, Endgame, default_cache_dir};
 use super::key::Encoder;
 use super::order::{Child, expand};
-use super::search::{Context, Searcher, gain_reach, keeps_parity, terminal_gain};
+use super::search::{Context, Searcher, gain_reach, keeps_parity, mtd_drive, terminal_gain};
 use super::table::{ENTRY_BYTES, Table};
 use crate::rules::{Move, Position, Rules, Side};
 
@@ -107,6 +107,8 @@ pub struct Analysis {
     pub nodes: u64,
     /// Seconds taken.
     pub seconds: f64,
+    /// Seconds until the value (and one best move) was proven, if it was.
+    pub value_seconds: Option<f64>,
 }
 
 impl Analysis {
@@ -144,6 +146,7 @@ impl Analysis {
 #[derive(Debug, Default)]
 pub struct Progress {
     moves: Mutex<Vec<MoveValue>>,
+    value: Mutex<Option<(i32, i32)>>,
 }
 
 impl Progress {
@@ -152,12 +155,13 @@ impl Progress {
         self.moves.lock().map(|m| m.clone()).unwrap_or_default()
     }
 
-    /// The bounds known so far on the position's value, if any move has started.
+    /// The bounds known so far on the position's value, if the analysis has started.
     pub fn bounds(&self) -> Option<(i32, i32)> {
         let moves = self.moves();
         let lower = moves.iter().map(|m| m.lower).max()?;
         let upper = moves.iter().map(|m| m.upper).max()?;
-        Some((lower, upper))
+        let value = self.value.lock().ok().and_then(|v| *v);
+        Some(value.map_or((lower, upper), |(l, u)| (l.max(lower), u.min(upper))))
     }
 
     fn set(&self, i: usize, lower: i32, upper: i32) {
@@ -166,6 +170,17 @@ impl Progress {
             m[i].upper = upper;
         }
     }
+}
+
+/// How much [`Solver::analyse_with`] works out beyond the value and one best move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Nothing more: the other moves keep the bounds the proof of the value gave them.
+    Value,
+    /// Which moves are optimal: each optimal move gets its exact value, the others an upper bound.
+    Optimal,
+    /// The exact value of every move.
+    All,
 }
 
 /// An exact solver for one set of rules: a shared transposition table and endgame database that
@@ -299,7 +314,7 @@ impl Solver {
 
     /// The exact value of `pos` for the player to move (the final margin under perfect play).
     pub fn value(&self, pos: &Position) -> i32 {
-        let a = self.analyse(pos);
+        let a = self.analyse_with(pos, None, Detail::Value, None);
         a.value()
             .expect("an analysis without a time limit is exact")
     }
@@ -310,6 +325,19 @@ impl Solver {
         &self,
         pos: &Position,
         limit: Option<Duration>,
+        progress: Option<&Progress>,
+    ) -> Analysis {
+        self.analyse_with(pos, limit, Detail::All, progress)
+    }
+
+    /// The exact value of `pos` and one best move, proven first; then as much about the other
+    /// moves as `detail` asks. Stops at `limit` (or at [`Solver::stop`]) with the bounds proven
+    /// so far, posting them to `progress` as they improve.
+    pub fn analyse_with(
+        &self,
+        pos: &Position,
+        limit: Option<Duration>,
+        detail: Detail,
         progress: Option<&Progress>,
     ) -> Analysis {
         assert!(
@@ -329,72 +357,46 @@ impl Solver {
                 moves: Vec::new(),
                 nodes: 0,
                 seconds: 0.0,
+                value_seconds: Some(0.0),
             };
         }
         let pie = pie_state(pos);
         let mut kids: Vec<Child> = Vec::new();
         expand(pos, pie, &mut kids);
-        // Put moves in the order of the rules (pits ascending, then swap).
+        // Report moves in the order of the rules (pits ascending, then swap).
         kids.sort_by_key(|k| k.to_move().action(self.rules.pits()));
-        let total = self.rules.total_seeds() as i32;
-        let moves: Vec<MoveValue> = kids
-            .iter()
-            .map(|k| {
-                let reach = gain_reach(k.seeds, k.pie, total);
-                MoveValue {
-                    mv: k.to_move(),
-                    lower: base + k.delta - reach,
-                    upper: base + k.delta + reach,
-                }
+        let parity = self.cx.parity.then_some(board_seeds(pos));
+        let root = Root::new(&self.cx, kids, progress, base, parity);
+
+        // 1. The value: null-window tests on the position itself, its moves searched in parallel.
+        let (lo, hi) = root.bounds();
+        let guess = Searcher::new(&self.cx, deadline).estimate(pos, pie, GUESS_DEPTH, -255, 255);
+        let report = &mut |lo: i32, hi: i32| root.post_value(lo, hi);
+        let (lo, hi) = if self.mtd {
+            mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
+                root.test(t, deadline)
             })
-            .collect();
-        if let Some(p) = progress
-            && let Ok(mut m) = p.moves.lock()
-        {
-            *m = moves.clone();
+        } else {
+            root.full(deadline)
+        };
+        let value_seconds = (lo == hi).then(|| started.elapsed().as_secs_f64());
+
+        // 2. The other moves, in parallel.
+        if lo == hi {
+            match detail {
+                Detail::Value => {}
+                Detail::Optimal => root.optimal(lo, deadline),
+                Detail::All => root.settle(deadline, self.mtd),
+            }
         }
-        let solved: Vec<MoveValue> = kids
-            .par_iter()
-            .enumerate()
-            .map(|(i, k)| {
-                let (lo, hi) = if k.over {
-                    let g = terminal_gain(&k.pos);
-                    (g, g)
-                } else {
-                    let mut searcher = Searcher::new(&self.cx, deadline);
-                    let mut report = |lo: i32, hi: i32| {
-                        if let Some(p) = progress {
-                            let (a, z) = (k.through(lo), k.through(hi));
-                            p.set(i, base + a.min(z), base + a.max(z));
-                        }
-                    };
-                    let guess = searcher.estimate(&k.pos, k.pie, GUESS_DEPTH, -255, 255);
-                    searcher.solve(&k.pos, k.pie, guess, self.mtd, &mut report)
-                };
-                let (a, z) = (k.through(lo), k.through(hi));
-                MoveValue {
-                    mv: k.to_move(),
-                    lower: base + a.min(z),
-                    upper: base + a.max(z),
-                }
-            })
-            .collect();
-        let lower = solved
-            .iter()
-            .map(|m| m.lower)
-            .max()
-            .expect("a position not over has a move");
-        let upper = solved
-            .iter()
-            .map(|m| m.upper)
-            .max()
-            .expect("a position not over has a move");
+        let moves = root.moves();
         Analysis {
-            lower,
-            upper,
-            moves: solved,
+            lower: base + lo,
+            upper: base + hi,
+            moves,
             nodes: self.nodes() - nodes0,
             seconds: started.elapsed().as_secs_f64(),
+            value_seconds,
         }
     }
 
@@ -471,5 +473,292 @@ pub fn move_json(mv: Move) -> serde_json::Value {
     match mv {
         Move::Pit(p) => serde_json::Value::from(p),
         Move::Swap => serde_json::Value::from("swap"),
+    }
+}
+
+/// Runs `f(0), f(1), ..` on every thread of the pool, each thread taking the next index in turn
+/// (so the first items start first), until `n` or until `f` returns false.
+fn in_order(n: usize, f: impl Fn(usize) -> bool + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().min(n).max(1);
+    (0..threads).into_par_iter().for_each(|_| {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n || !f(i) {
+                break;
+            }
+        }
+    });
+}
+
+/// Seeds on the board (both rows).
+fn board_seeds(pos: &Position) -> i32 {
+    (pos.row_sum(Side::South) + pos.row_sum(Side::North)) as i32
+}
+
+/// The moves of the position being analysed, with the bounds proven on each (in the root
+/// player's store-difference gain, see [`super::search`]).
+struct Root<'a> {
+    cx: &'a Context,
+    kids: Vec<Child>,
+    /// Bounds on the gain through each move.
+    bounds: Mutex<Vec<(i32, i32)>>,
+    progress: Option<&'a Progress>,
+    /// The root player's store difference now.
+    base: i32,
+    /// Gains have the parity of this many seeds (the seeds on the board), if the rules keep it.
+    parity: Option<i32>,
+}
+
+impl<'a> Root<'a> {
+    fn new(
+        cx: &'a Context,
+        kids: Vec<Child>,
+        progress: Option<&'a Progress>,
+        base: i32,
+        parity: Option<i32>,
+    ) -> Root<'a> {
+        let bounds: Vec<(i32, i32)> = kids
+            .iter()
+            .map(|k| {
+                if k.over {
+                    let g = k.through(terminal_gain(&k.pos));
+                    (g, g)
+                } else {
+                    let r = gain_reach(k.seeds, k.pie, cx.total);
+                    (k.delta - r, k.delta + r)
+                }
+            })
+            .collect();
+        let root = Root {
+            cx,
+            kids,
+            bounds: Mutex::new(bounds),
+            progress,
+            base,
+            parity,
+        };
+        if let Some(p) = progress
+            && let Ok(mut m) = p.moves.lock()
+        {
+            *m = root.moves();
+        }
+        root
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(i32, i32)>> {
+        self.bounds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Bounds on the position's gain: the best of its moves'.
+    fn bounds(&self) -> (i32, i32) {
+        let b = self.lock();
+        let lo = b
+            .iter()
+            .map(|x| x.0)
+            .max()
+            .expect("a position not over has a move");
+        let hi = b
+            .iter()
+            .map(|x| x.1)
+            .max()
+            .expect("a position not over has a move");
+        (lo, hi)
+    }
+
+    /// Narrows move `i`'s bounds to `lo..=hi` (intersected with what is known).
+    fn narrow(&self, i: usize, lo: i32, hi: i32) {
+        // Round fail-soft bounds onto the values the gain can take.
+        let odd = |x: i32| self.parity.is_some_and(|b| (x - b).rem_euclid(2) != 0);
+        let lo = if lo != i32::MIN && odd(lo) {
+            lo + 1
+        } else {
+            lo
+        };
+        let hi = if hi != i32::MAX && odd(hi) {
+            hi - 1
+        } else {
+            hi
+        };
+        let (l, h) = {
+            let mut b = self.lock();
+            b[i].0 = b[i].0.max(lo);
+            b[i].1 = b[i].1.min(hi);
+            b[i]
+        };
+        if let Some(p) = self.progress {
+            p.set(i, self.base + l, self.base + h);
+        }
+    }
+
+    /// Posts bounds on the position's value.
+    fn post_value(&self, lo: i32, hi: i32) {
+        if let Some(p) = self.progress
+            && let Ok(mut v) = p.value.lock()
+        {
+            *v = Some((self.base + lo, self.base + hi));
+        }
+    }
+
+    /// Every move with its bounds, as values of the game.
+    fn moves(&self) -> Vec<MoveValue> {
+        let b = self.lock();
+        self.kids
+            .iter()
+            .zip(b.iter())
+            .map(|(k, &(lo, hi))| MoveValue {
+                mv: k.to_move(),
+                lower: self.base + lo,
+                upper: self.base + hi,
+            })
+            .collect()
+    }
+
+    /// A null-window search of move `k` for "the gain through it is at least `t`": the
+    /// fail-soft gain through it (a lower bound if `>= t`, else an upper bound), `None` if stopped.
+    fn probe(&self, s: &mut Searcher, k: &Child, t: i32) -> Option<i32> {
+        let v = if k.same {
+            k.delta + s.search(&k.pos, k.pie, t - 1 - k.delta, t - k.delta)
+        } else {
+            k.delta - s.search(&k.pos, k.pie, k.delta - t, k.delta - t + 1)
+        };
+        (!s.aborted()).then_some(v)
+    }
+
+    /// The null-window test "the position's gain is at least `t`", the moves shared among the
+    /// threads, most promising first; once one move reaches `t` the others stop. The fail-soft
+    /// result (a lower bound if `>= t`, else an upper bound), `None` if stopped.
+    fn test(&self, t: i32, deadline: Option<Instant>) -> Option<i32> {
+        // Moves not yet known to stay below `t`, those that reached furthest first.
+        let todo: Vec<usize> = {
+            let b = self.lock();
+            if let Some(lo) = b.iter().map(|x| x.0).filter(|&lo| lo >= t).max() {
+                return Some(lo);
+            }
+            let mut todo: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].1 >= t).collect();
+            let mut order = self.kids.clone();
+            super::order::order(&mut order, super::table::NO_MOVE);
+            let rank = |i: usize| order.iter().position(|k| k.mv == self.kids[i].mv);
+            todo.sort_by_key(|&i| (std::cmp::Reverse(b[i].0), rank(i)));
+            todo
+        };
+        let found = AtomicBool::new(false);
+        let stopped = AtomicBool::new(false);
+        in_order(todo.len(), |n| {
+            if found.load(Ordering::Relaxed) {
+                return false;
+            }
+            let i = todo[n];
+            let mut s = Searcher::new(self.cx, deadline).cancelled_by(&found);
+            let r = self.probe(&mut s, &self.kids[i], t);
+            s.flush();
+            match r {
+                Some(v) if v >= t => {
+                    self.narrow(i, v, i32::MAX);
+                    found.store(true, Ordering::Relaxed);
+                    false
+                }
+                Some(v) => {
+                    self.narrow(i, i32::MIN, v);
+                    true
+                }
+                None => {
+                    if !found.load(Ordering::Relaxed) {
+                        stopped.store(true, Ordering::Relaxed);
+                    }
+                    false
+                }
+            }
+        });
+        let (lo, hi) = self.bounds();
+        if found.load(Ordering::Relaxed) {
+            Some(lo)
+        } else if stopped.load(Ordering::Relaxed) {
+            None
+        } else {
+            Some(hi)
+        }
+    }
+
+    /// The position's exact gain by one full-window search of every move (no null-window tests),
+    /// or the bounds proven so far if stopped.
+    fn full(&self, deadline: Option<Instant>) -> (i32, i32) {
+        let mut s = Searcher::new(self.cx, deadline);
+        let mut best = i32::MIN;
+        for (i, k) in self.kids.iter().enumerate() {
+            let (lo, hi) = self.lock()[i];
+            if lo == hi {
+                best = best.max(lo);
+                continue;
+            }
+            let g = if k.same {
+                k.delta + s.search(&k.pos, k.pie, lo - 1 - k.delta, hi + 1 - k.delta)
+            } else {
+                k.delta - s.search(&k.pos, k.pie, k.delta - hi - 1, k.delta - lo + 1)
+            };
+            s.flush();
+            if s.aborted() {
+                return self.bounds();
+            }
+            self.narrow(i, g, g);
+            best = best.max(g);
+        }
+        (best, best)
+    }
+
+    /// Tells which moves keep the gain `v` (the position's, proven): one null-window test each.
+    fn optimal(&self, v: i32, deadline: Option<Instant>) {
+        let open: Vec<usize> = {
+            let b = self.lock();
+            (0..self.kids.len())
+                .filter(|&i| b[i].0 < v && b[i].1 >= v)
+                .collect()
+        };
+        in_order(open.len(), |n| {
+            let i = open[n];
+            let mut s = Searcher::new(self.cx, deadline);
+            let r = self.probe(&mut s, &self.kids[i], v);
+            s.flush();
+            match r {
+                Some(r) if r >= v => self.narrow(i, r, i32::MAX),
+                Some(r) => self.narrow(i, i32::MIN, r),
+                None => return false,
+            }
+            true
+        });
+    }
+
+    /// Works out the exact gain through every move (the moves in parallel, best first), within
+    /// the bounds already proven.
+    fn settle(&self, deadline: Option<Instant>, mtd: bool) {
+        let open: Vec<usize> = {
+            let b = self.lock();
+            let mut open: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].0 < b[i].1).collect();
+            open.sort_by_key(|&i| std::cmp::Reverse(b[i].1));
+            open
+        };
+        in_order(open.len(), |n| {
+            let i = open[n];
+            let k = &self.kids[i];
+            let (lo, hi) = self.lock()[i];
+            // In the child's own gain, for its player to move.
+            let (clo, chi) = if k.same {
+                (lo - k.delta, hi - k.delta)
+            } else {
+                (k.delta - hi, k.delta - lo)
+            };
+            let mut s = Searcher::new(self.cx, deadline);
+            let guess = s
+                .estimate(&k.pos, k.pie, GUESS_DEPTH, -255, 255)
+                .clamp(clo, chi);
+            let mut report = |l: i32, h: i32| {
+                let (a, z) = (k.through(l), k.through(h));
+                self.narrow(i, a.min(z), a.max(z));
+            };
+            let (l, h) = s.solve(&k.pos, k.pie, (clo, chi), guess, mtd, &mut report);
+            let (a, z) = (k.through(l), k.through(h));
+            self.narrow(i, a.min(z), a.max(z));
+            !s.aborted()
+        });
     }
 }

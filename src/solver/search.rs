@@ -77,6 +77,8 @@ pub(crate) struct Searcher<'a> {
     nodes: u64,
     flushed: u64,
     aborted: bool,
+    /// A second stop flag, for one task's searches only (a sibling at the root already answered).
+    cancel: Option<&'a AtomicBool>,
     bufs: Vec<Vec<Child>>,
     ply: usize,
 }
@@ -90,12 +92,25 @@ impl<'a> Searcher<'a> {
             nodes: 0,
             flushed: 0,
             aborted: false,
+            cancel: None,
             bufs: Vec::new(),
             ply: 0,
         }
     }
 
-    fn flush(&mut self) {
+    /// This searcher also gives up when `cancel` is set.
+    pub fn cancelled_by(mut self, cancel: &'a AtomicBool) -> Searcher<'a> {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Whether the last search was stopped (its result means nothing).
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Adds the nodes counted so far to the shared count.
+    pub fn flush(&mut self) {
         self.cx
             .nodes
             .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
@@ -106,6 +121,7 @@ impl<'a> Searcher<'a> {
     fn poll(&mut self) {
         self.flush();
         if self.cx.stop.load(Ordering::Relaxed)
+            || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
             || self.deadline.is_some_and(|d| Instant::now() >= d)
         {
             self.aborted = true;
@@ -362,13 +378,14 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    /// Narrows `lo..=hi` (bounds on the gain of `pos`, not over, pie state `pie`) to the exact
-    /// gain by null-window tests, starting at `guess`; `report` hears every improvement. Returns
-    /// the final bounds: equal unless the search was stopped.
+    /// Narrows the bounds on the gain of `pos` (not over, pie state `pie`), intersected with
+    /// `lo..=hi`, to the exact gain by null-window tests starting at `guess`; `report` hears every
+    /// improvement. Returns the final bounds: equal unless the search was stopped.
     pub fn solve(
         &mut self,
         pos: &Position,
         pie: u8,
+        (lo, hi): (i32, i32),
         guess: i32,
         mtd: bool,
         report: &mut dyn FnMut(i32, i32),
@@ -380,52 +397,58 @@ impl<'a> Searcher<'a> {
         }
         let b = b as i32;
         let reach = gain_reach(b, pie, cx.total);
-        let (mut lo, mut hi) = (-reach, reach);
+        let (mut lo, mut hi) = (lo.max(-reach), hi.min(reach));
         if let Some(tt) = cx.tt.as_ref().filter(|_| pie == 0)
             && let Some(h) = tt.probe(key)
         {
             lo = lo.max(h.lower);
             hi = hi.min(h.upper);
         }
-        if !mtd {
+        let bounds = if !mtd {
             let v = self.search(pos, pie, lo - 1, hi + 1);
-            self.flush();
-            return if self.aborted { (lo, hi) } else { (v, v) };
-        }
-        let step = if cx.parity { 2 } else { 1 };
-        // Round a bound onto the values the gain can take.
-        let up = |x: i32| {
-            if cx.parity && (x - b).rem_euclid(2) != 0 {
-                x + 1
-            } else {
-                x
-            }
+            if self.aborted { (lo, hi) } else { (v, v) }
+        } else {
+            let parity = cx.parity.then_some(b);
+            mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
+                let r = self.search(pos, pie, t - 1, t);
+                (!self.aborted).then_some(r)
+            })
         };
-        let down = |x: i32| {
-            if cx.parity && (x - b).rem_euclid(2) != 0 {
-                x - 1
-            } else {
-                x
-            }
-        };
-        lo = up(lo);
-        hi = down(hi);
-        let mut g = guess;
-        while lo < hi {
-            let t = up(g.max(lo + step)).min(hi);
-            let r = self.search(pos, pie, t - 1, t);
-            if self.aborted {
-                break;
-            }
-            if r >= t {
-                lo = up(r);
-            } else {
-                hi = down(r);
-            }
-            g = r;
-            report(lo, hi);
-        }
         self.flush();
-        (lo, hi)
+        bounds
     }
+}
+
+/// MTD(f): narrows `lo..=hi`, bounds on a gain, to its exact value by null-window tests starting
+/// at `guess`. `test(t)` is a fail-soft search with the window `(t - 1, t)` (a result `>= t` is a
+/// lower bound, else an upper bound), or `None` once stopped. With `parity = Some(b)` the gain has
+/// the parity of `b`, so the tests step by two. `report` hears every improvement. Returns the
+/// final bounds: equal unless a test was stopped.
+pub(crate) fn mtd_drive(
+    parity: Option<i32>,
+    (mut lo, mut hi): (i32, i32),
+    guess: i32,
+    report: &mut dyn FnMut(i32, i32),
+    test: &mut dyn FnMut(i32) -> Option<i32>,
+) -> (i32, i32) {
+    let step = if parity.is_some() { 2 } else { 1 };
+    // Round a bound onto the values the gain can take.
+    let odd = |x: i32| parity.is_some_and(|b| (x - b).rem_euclid(2) != 0);
+    let up = |x: i32| if odd(x) { x + 1 } else { x };
+    let down = |x: i32| if odd(x) { x - 1 } else { x };
+    lo = up(lo);
+    hi = down(hi);
+    let mut g = guess;
+    while lo < hi {
+        let t = up(g.max(lo + step)).min(hi);
+        let Some(r) = test(t) else { break };
+        if r >= t {
+            lo = up(r);
+        } else {
+            hi = down(r);
+        }
+        g = r;
+        report(lo, hi);
+    }
+    (lo, hi)
 }

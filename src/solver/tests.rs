@@ -276,3 +276,38 @@ fn a_database_that_does_not_fit_the_budget_is_refused_with_the_numbers() {
     .expect("too large");
     assert!(err.to_string().contains("needs 216 MiB"), "{err}");
 }
+
+#[test]
+fn value_only_and_optimal_analyses_agree_with_plain_negamax() {
+    use super::Detail;
+    let mut rng = SmallRng::seed_from_u64(11);
+    for rules in all_rules(3, 2) {
+        let positions = midgame_positions(&rules, 3, 2, 8, rng.random_range(0..1000));
+        for cfg in configs(6) {
+            let solver = Solver::new(&rules, &cfg).unwrap();
+            for pos in &positions {
+                let want: Vec<(Move, i32)> = pos
+                    .legal_moves()
+                    .iter()
+                    .map(|mv| (mv, plain_move(pos, mv)))
+                    .collect();
+                let v = plain(pos);
+                let optimal: Vec<Move> = want.iter().filter(|w| w.1 == v).map(|w| w.0).collect();
+                // Value only: the value, one optimal move exact, every bound true.
+                let a = solver.analyse_with(pos, None, Detail::Value, None);
+                assert_eq!(a.value(), Some(v), "{pos:?} {cfg:?}");
+                assert!(!a.best().is_empty(), "{pos:?}: no best move proven");
+                for (m, w) in a.moves.iter().zip(&want) {
+                    assert!(m.lower <= w.1 && w.1 <= m.upper, "{pos:?} {m:?} vs {w:?}");
+                }
+                // Optimal: exactly the optimal moves.
+                solver.clear_table();
+                let a = solver.analyse_with(pos, None, Detail::Optimal, None);
+                assert_eq!(a.best(), optimal, "{pos:?} {cfg:?}");
+                for (m, w) in a.moves.iter().zip(&want) {
+                    assert!(m.lower <= w.1 && w.1 <= m.upper, "{pos:?} {m:?} vs {w:?}");
+                }
+            }
+        }
+    }
+}
