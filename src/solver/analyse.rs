@@ -181,6 +181,10 @@ pub enum Detail {
     Optimal,
     /// The exact value of every move.
     All,
+    /// The exact value of every move, each worked out on its own, without proving the value
+    /// first: about a tenth fewer nodes than [`Detail::All`] in all, but nothing is known of the
+    /// value until every move is done. For batches.
+    Every,
 }
 
 /// An exact solver for one set of rules: a shared transposition table and endgame database that
@@ -368,27 +372,36 @@ impl Solver {
         let parity = self.cx.parity.then_some(board_seeds(pos));
         let root = Root::new(&self.cx, kids, progress, base, parity);
 
-        // 1. The value: null-window tests on the position itself, its moves searched in parallel.
-        let (lo, hi) = root.bounds();
-        let guess = Searcher::new(&self.cx, deadline).estimate(pos, pie, GUESS_DEPTH, -255, 255);
-        let report = &mut |lo: i32, hi: i32| root.post_value(lo, hi);
-        let (lo, hi) = if self.mtd {
-            mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
-                root.test(t, deadline)
-            })
+        let (lo, hi, value_seconds) = if detail == Detail::Every {
+            // Every move on its own, the moves in parallel; the value follows from theirs.
+            root.settle(deadline, self.mtd);
+            let (lo, hi) = root.bounds();
+            (lo, hi, (lo == hi).then(|| started.elapsed().as_secs_f64()))
         } else {
-            root.full(deadline)
-        };
-        let value_seconds = (lo == hi).then(|| started.elapsed().as_secs_f64());
-
-        // 2. The other moves, in parallel.
-        if lo == hi {
-            match detail {
-                Detail::Value => {}
-                Detail::Optimal => root.optimal(lo, deadline),
-                Detail::All => root.settle(deadline, self.mtd),
+            // 1. The value: null-window tests on the position itself, its moves searched in
+            // parallel.
+            let (lo, hi) = root.bounds();
+            let guess =
+                Searcher::new(&self.cx, deadline).estimate(pos, pie, GUESS_DEPTH, -255, 255);
+            let report = &mut |lo: i32, hi: i32| root.post_value(lo, hi);
+            let (lo, hi) = if self.mtd {
+                mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
+                    root.test(t, deadline)
+                })
+            } else {
+                root.full(deadline)
+            };
+            let value_seconds = (lo == hi).then(|| started.elapsed().as_secs_f64());
+            // 2. The other moves, in parallel.
+            if lo == hi {
+                match detail {
+                    Detail::Optimal => root.optimal(lo, deadline),
+                    Detail::All => root.settle(deadline, self.mtd),
+                    Detail::Value | Detail::Every => {}
+                }
             }
-        }
+            (lo, hi, value_seconds)
+        };
         let moves = root.moves();
         Analysis {
             lower: base + lo,
@@ -403,7 +416,10 @@ impl Solver {
     /// Analyses many positions in parallel (each with every move's value), sharing the table;
     /// the answers come in the order of `positions`.
     pub fn judge(&self, positions: &[Position]) -> Vec<Analysis> {
-        positions.par_iter().map(|p| self.analyse(p)).collect()
+        positions
+            .par_iter()
+            .map(|p| self.analyse_with(p, None, Detail::Every, None))
+            .collect()
     }
 }
 

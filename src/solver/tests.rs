@@ -278,7 +278,7 @@ fn a_database_that_does_not_fit_the_budget_is_refused_with_the_numbers() {
 }
 
 #[test]
-fn value_only_and_optimal_analyses_agree_with_plain_negamax() {
+fn value_only_optimal_and_every_analyses_agree_with_plain_negamax() {
     use super::Detail;
     let mut rng = SmallRng::seed_from_u64(11);
     for rules in all_rules(3, 2) {
@@ -300,6 +300,9 @@ fn value_only_and_optimal_analyses_agree_with_plain_negamax() {
                 for (m, w) in a.moves.iter().zip(&want) {
                     assert!(m.lower <= w.1 && w.1 <= m.upper, "{pos:?} {m:?} vs {w:?}");
                 }
+                // Every move on its own: all exact.
+                solver.clear_table();
+                check_against_plain(pos, &solver.analyse_with(pos, None, Detail::Every, None));
                 // Optimal: exactly the optimal moves.
                 solver.clear_table();
                 let a = solver.analyse_with(pos, None, Detail::Optimal, None);
