@@ -12,7 +12,9 @@ use serde::Serialize;
 use super::endgame::{self, DbSource, Endgame, default_cache_dir};
 use super::key::Encoder;
 use super::order::{Child, expand};
-use super::search::{Context, Searcher, gain_reach, keeps_parity, mtd_drive, terminal_gain};
+use super::search::{
+    Context, Searcher, gain_reach, in_order, keeps_parity, mtd_drive, split_search, terminal_gain,
+};
 use super::table::{ENTRY_BYTES, Table};
 use crate::rules::{Move, Position, Rules, Side};
 
@@ -199,6 +201,10 @@ pub struct Solver {
 /// Sowings the quick estimate that seeds the null-window tests looks ahead.
 const GUESS_DEPTH: u32 = 7;
 
+/// Plies below a move of the analysed position whose moves the threads share (see
+/// [`split_search`]).
+const SPLIT_LEVELS: u32 = 2;
+
 /// Entries a database may have for [`DbSize::Auto`]: it builds in a few seconds on two cores.
 const AUTO_DB_ENTRIES: u128 = 90_000_000;
 
@@ -374,7 +380,7 @@ impl Solver {
 
         let (lo, hi, value_seconds) = if detail == Detail::Every {
             // Every move on its own, the moves in parallel; the value follows from theirs.
-            root.settle(deadline, self.mtd);
+            root.settle(deadline, self.mtd, 0);
             let (lo, hi) = root.bounds();
             (lo, hi, (lo == hi).then(|| started.elapsed().as_secs_f64()))
         } else {
@@ -396,7 +402,7 @@ impl Solver {
             if lo == hi {
                 match detail {
                     Detail::Optimal => root.optimal(lo, deadline),
-                    Detail::All => root.settle(deadline, self.mtd),
+                    Detail::All => root.settle(deadline, self.mtd, SPLIT_LEVELS),
                     Detail::Value | Detail::Every => {}
                 }
             }
@@ -490,21 +496,6 @@ pub fn move_json(mv: Move) -> serde_json::Value {
         Move::Pit(p) => serde_json::Value::from(p),
         Move::Swap => serde_json::Value::from("swap"),
     }
-}
-
-/// Runs `f(0), f(1), ..` on every thread of the pool, each thread taking the next index in turn
-/// (so the first items start first), until `n` or until `f` returns false.
-fn in_order(n: usize, f: impl Fn(usize) -> bool + Sync) {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = rayon::current_num_threads().min(n).max(1);
-    (0..threads).into_par_iter().for_each(|_| {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n || !f(i) {
-                break;
-            }
-        }
-    });
 }
 
 /// Seeds on the board (both rows).
@@ -630,15 +621,25 @@ impl<'a> Root<'a> {
             .collect()
     }
 
-    /// A null-window search of move `k` for "the gain through it is at least `t`": the
-    /// fail-soft gain through it (a lower bound if `>= t`, else an upper bound), `None` if stopped.
-    fn probe(&self, s: &mut Searcher, k: &Child, t: i32) -> Option<i32> {
-        let v = if k.same {
-            k.delta + s.search(&k.pos, k.pie, t - 1 - k.delta, t - k.delta)
+    /// A null-window search of move `k` for "the gain through it is at least `t`" (its top
+    /// `levels` plies shared among the threads): the fail-soft gain through it (a lower bound if
+    /// `>= t`, else an upper bound), `None` if stopped.
+    fn probe(
+        &self,
+        k: &Child,
+        t: i32,
+        levels: u32,
+        deadline: Option<Instant>,
+        cancel: &[&AtomicBool],
+    ) -> Option<i32> {
+        let cx = self.cx;
+        if k.same {
+            let (a, b) = (t - 1 - k.delta, t - k.delta);
+            split_search(cx, &k.pos, k.pie, a, b, levels, deadline, cancel).map(|r| k.delta + r)
         } else {
-            k.delta - s.search(&k.pos, k.pie, k.delta - t, k.delta - t + 1)
-        };
-        (!s.aborted()).then_some(v)
+            let (a, b) = (k.delta - t, k.delta - t + 1);
+            split_search(cx, &k.pos, k.pie, a, b, levels, deadline, cancel).map(|r| k.delta - r)
+        }
     }
 
     /// The null-window test "the position's gain is at least `t`", the moves shared among the
@@ -665,10 +666,7 @@ impl<'a> Root<'a> {
                 return false;
             }
             let i = todo[n];
-            let mut s = Searcher::new(self.cx, deadline).cancelled_by(&found);
-            let r = self.probe(&mut s, &self.kids[i], t);
-            s.flush();
-            match r {
+            match self.probe(&self.kids[i], t, SPLIT_LEVELS, deadline, &[&found]) {
                 Some(v) if v >= t => {
                     self.narrow(i, v, i32::MAX);
                     found.store(true, Ordering::Relaxed);
@@ -732,10 +730,7 @@ impl<'a> Root<'a> {
         };
         in_order(open.len(), |n| {
             let i = open[n];
-            let mut s = Searcher::new(self.cx, deadline);
-            let r = self.probe(&mut s, &self.kids[i], v);
-            s.flush();
-            match r {
+            match self.probe(&self.kids[i], v, SPLIT_LEVELS, deadline, &[]) {
                 Some(r) if r >= v => self.narrow(i, r, i32::MAX),
                 Some(r) => self.narrow(i, i32::MIN, r),
                 None => return false,
@@ -746,7 +741,7 @@ impl<'a> Root<'a> {
 
     /// Works out the exact gain through every move (the moves in parallel, best first), within
     /// the bounds already proven.
-    fn settle(&self, deadline: Option<Instant>, mtd: bool) {
+    fn settle(&self, deadline: Option<Instant>, mtd: bool, levels: u32) {
         let open: Vec<usize> = {
             let b = self.lock();
             let mut open: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].0 < b[i].1).collect();
@@ -771,10 +766,18 @@ impl<'a> Root<'a> {
                 let (a, z) = (k.through(l), k.through(h));
                 self.narrow(i, a.min(z), a.max(z));
             };
-            let (l, h) = s.solve(&k.pos, k.pie, (clo, chi), guess, mtd, &mut report);
+            let (l, h) = if mtd {
+                let parity = self.cx.parity.then_some(k.seeds);
+                let cx = self.cx;
+                mtd_drive(parity, (clo, chi), guess, &mut report, &mut |t| {
+                    split_search(cx, &k.pos, k.pie, t - 1, t, levels, deadline, &[])
+                })
+            } else {
+                s.solve(&k.pos, k.pie, (clo, chi), guess, false, &mut report)
+            };
             let (a, z) = (k.through(l), k.through(h));
             self.narrow(i, a.min(z), a.max(z));
-            !s.aborted()
+            l == h
         });
     }
 }

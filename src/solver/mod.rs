@@ -24,7 +24,7 @@ mod table;
 mod tests;
 
 pub use analyse::{
-    Analysis, DbSize, Detail, MoveValue, MoveValueJson, Progress, Solver, SolverConfig, SolverError,
-    move_json,
+    Analysis, DbSize, Detail, MoveValue, MoveValueJson, Progress, Solver, SolverConfig,
+    SolverError, move_json,
 };
 pub use endgame::{DbSource, Endgame, default_cache_dir};

@@ -77,8 +77,8 @@ pub(crate) struct Searcher<'a> {
     nodes: u64,
     flushed: u64,
     aborted: bool,
-    /// A second stop flag, for one task's searches only (a sibling at the root already answered).
-    cancel: Option<&'a AtomicBool>,
+    /// More stop flags, for one task's searches only (a sibling move already answered).
+    cancel: &'a [&'a AtomicBool],
     bufs: Vec<Vec<Child>>,
     ply: usize,
 }
@@ -92,15 +92,15 @@ impl<'a> Searcher<'a> {
             nodes: 0,
             flushed: 0,
             aborted: false,
-            cancel: None,
+            cancel: &[],
             bufs: Vec::new(),
             ply: 0,
         }
     }
 
-    /// This searcher also gives up when `cancel` is set.
-    pub fn cancelled_by(mut self, cancel: &'a AtomicBool) -> Searcher<'a> {
-        self.cancel = Some(cancel);
+    /// This searcher also gives up when any of `cancel` is set.
+    pub fn cancelled_by(mut self, cancel: &'a [&'a AtomicBool]) -> Searcher<'a> {
+        self.cancel = cancel;
         self
     }
 
@@ -121,7 +121,7 @@ impl<'a> Searcher<'a> {
     fn poll(&mut self) {
         self.flush();
         if self.cx.stop.load(Ordering::Relaxed)
-            || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.cancel.iter().any(|c| c.load(Ordering::Relaxed))
             || self.deadline.is_some_and(|d| Instant::now() >= d)
         {
             self.aborted = true;
@@ -417,6 +417,139 @@ impl<'a> Searcher<'a> {
         self.flush();
         bounds
     }
+}
+
+/// Runs `f(0), f(1), ..` on every thread of the pool, each thread taking the next index in turn
+/// (so the first items start first), until `n` or until `f` returns false.
+pub(crate) fn in_order(n: usize, f: impl Fn(usize) -> bool + Sync) {
+    use rayon::prelude::*;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().min(n).max(1);
+    (0..threads).into_par_iter().for_each(|_| {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n || !f(i) {
+                break;
+            }
+        }
+    });
+}
+
+/// [`Searcher::search`] with the moves of the top `levels` plies shared among the threads of the
+/// pool (most promising first; a move that reaches `beta` stops its siblings), for the few big
+/// searches where one position would otherwise keep one thread busy and leave the others idle.
+/// `None` if stopped (at `deadline`, by the context's stop flag or by any of `cancel`).
+pub(crate) fn split_search(
+    cx: &Context,
+    pos: &Position,
+    pie: u8,
+    alpha: i32,
+    beta: i32,
+    levels: u32,
+    deadline: Option<Instant>,
+    cancel: &[&AtomicBool],
+) -> Option<i32> {
+    let (key, rank, b) = cx.enc.key(pos, pie);
+    if let Some(v) = cx.probe_db(rank, b, pie) {
+        return Some(v);
+    }
+    let tt = if pie == 0 { cx.tt.as_ref() } else { None };
+    let hit = tt.and_then(|t| t.probe(key));
+    if levels == 0 || rayon::current_num_threads() < 2 {
+        let mut s = Searcher::new(cx, deadline).cancelled_by(cancel);
+        let v = s.search(pos, pie, alpha, beta);
+        s.flush();
+        return (!s.aborted).then_some(v);
+    }
+    let reach = gain_reach(b as i32, pie, cx.total);
+    let (lo, hi) = hit.map_or((-reach, reach), |h| {
+        (h.lower.max(-reach), h.upper.min(reach))
+    });
+    if lo >= beta || lo == hi {
+        return Some(lo);
+    }
+    if hi <= alpha {
+        return Some(hi);
+    }
+    let mut kids = Vec::with_capacity(16);
+    expand(pos, pie, &mut kids);
+    order(&mut kids, hit.map_or(NO_MOVE, |h| h.best));
+    let found = AtomicBool::new(false);
+    let stopped = AtomicBool::new(false);
+    let best = AtomicU64::new(0);
+    let nodes0 = cx.nodes.load(Ordering::Relaxed);
+    let mut flags: Vec<&AtomicBool> = cancel.to_vec();
+    flags.push(&found);
+    let flags = &flags[..];
+    // The best value so far and its move, packed so that a larger packed value is a better one.
+    let pack = |v: i32, mv: u8| (((v + 1024) as u64) << 8) | mv as u64;
+    in_order(kids.len(), |i| {
+        if found.load(Ordering::Relaxed) {
+            return false;
+        }
+        let k = &kids[i];
+        let v = if k.over {
+            Some(k.through(terminal_gain(&k.pos)))
+        } else if k.same {
+            split_search(
+                cx,
+                &k.pos,
+                k.pie,
+                alpha - k.delta,
+                beta - k.delta,
+                levels - 1,
+                deadline,
+                flags,
+            )
+            .map(|r| k.delta + r)
+        } else {
+            split_search(
+                cx,
+                &k.pos,
+                k.pie,
+                k.delta - beta,
+                k.delta - alpha,
+                levels - 1,
+                deadline,
+                flags,
+            )
+            .map(|r| k.delta - r)
+        };
+        match v {
+            Some(v) => {
+                best.fetch_max(pack(v, k.mv), Ordering::Relaxed);
+                if v >= beta {
+                    found.store(true, Ordering::Relaxed);
+                    return false;
+                }
+                true
+            }
+            None => {
+                if !found.load(Ordering::Relaxed) {
+                    stopped.store(true, Ordering::Relaxed);
+                }
+                false
+            }
+        }
+    });
+    let packed = best.load(Ordering::Relaxed);
+    let (v, mv) = ((packed >> 8) as i32 - 1024, (packed & 0xFF) as u8);
+    let cut = found.load(Ordering::Relaxed);
+    if !cut && stopped.load(Ordering::Relaxed) {
+        return None;
+    }
+    if let Some(tt) = tt {
+        let work = cx.nodes.load(Ordering::Relaxed).saturating_sub(nodes0);
+        let (l, u) = if cut {
+            (v, hi)
+        } else if v <= alpha {
+            (lo, v)
+        } else {
+            (v, v)
+        };
+        tt.store(key, l, u, mv, work);
+    }
+    Some(v)
 }
 
 /// MTD(f): narrows `lo..=hi`, bounds on a gain, to its exact value by null-window tests starting
