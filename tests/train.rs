@@ -74,7 +74,7 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
 
     // The checkpoint plays as a bot, alone and with search.
     let bot = format!("policy:{}", ck.display());
-    let bot_search = format!("policy:{}:4", ck.display());
+    let bot_search = format!("policy:{}:4:margin=0.5", ck.display());
     let out = kalaha(
         &dir,
         &[
@@ -91,6 +91,17 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
     ok(&out);
     let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(m["games"], 2);
+    assert_eq!(m["north"], bot_search.as_str());
+
+    // A margin weight needs a simulation count and must lie in 0..=1.
+    for bad in [
+        format!("policy:{}:margin=0.5", ck.display()),
+        format!("policy:{}:4:margin=2", ck.display()),
+    ] {
+        let out = kalaha(&dir, &["match", "--south", &bad, "--north", "random"]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("margin"));
+    }
 
     // Other rules are refused with a clear error.
     let out = kalaha(

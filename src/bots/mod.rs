@@ -70,10 +70,16 @@ pub enum BotSpec {
     Mcts(u32),
     /// `solver`: perfect play, random among the equally optimal moves.
     Solver,
-    /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search): a trained
-    /// checkpoint, loaded and checked when the name is parsed.
+    /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search), optionally
+    /// `policy:PATH:SIMS:margin=W` (the search's utility `(1 - W) * value + W * margin` instead of
+    /// the checkpoint's): a trained checkpoint, loaded and checked when the name is parsed.
     #[cfg(feature = "train")]
-    Policy { path: String, sims: Option<u32> },
+    Policy {
+        path: String,
+        sims: Option<u32>,
+        /// Margin weight in thousandths.
+        margin: Option<u16>,
+    },
 }
 
 /// Why a bot name was refused.
@@ -97,6 +103,22 @@ impl FromStr for BotSpec {
                 spec: s.to_string(),
                 why,
             };
+            let (rest, margin) = match rest.rsplit_once(":margin=") {
+                Some((r, w)) => match w.parse::<f32>() {
+                    Ok(w) if (0.0..=1.0).contains(&w) => (r, Some((w * 1000.0).round() as u16)),
+                    _ => return Err(bad(format!("margin weight '{w}' is not a number in 0..=1"))),
+                },
+                None => (rest, None),
+            };
+            if margin.is_some()
+                && !rest
+                    .rsplit_once(':')
+                    .is_some_and(|(_, n)| n.parse::<u32>().is_ok())
+            {
+                return Err(bad(
+                    "margin=W needs a simulation count before it".to_string()
+                ));
+            }
             let (path, sims) = match rest.rsplit_once(':') {
                 Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
                     let n: u32 = n
@@ -113,6 +135,7 @@ impl FromStr for BotSpec {
             return Ok(BotSpec::Policy {
                 path: path.to_string(),
                 sims,
+                margin,
             });
         }
         let (name, arg) = match s.split_once(':') {
@@ -153,12 +176,21 @@ impl fmt::Display for BotSpec {
             BotSpec::Minimax(d) => write!(f, "minimax:{d}"),
             BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
             #[cfg(feature = "train")]
-            BotSpec::Policy { path, sims: None } => write!(f, "policy:{path}"),
+            BotSpec::Policy {
+                path, sims: None, ..
+            } => write!(f, "policy:{path}"),
             #[cfg(feature = "train")]
             BotSpec::Policy {
                 path,
                 sims: Some(n),
+                margin: None,
             } => write!(f, "policy:{path}:{n}"),
+            #[cfg(feature = "train")]
+            BotSpec::Policy {
+                path,
+                sims: Some(n),
+                margin: Some(w),
+            } => write!(f, "policy:{path}:{n}:margin={}", *w as f32 / 1000.0),
         }
     }
 }
@@ -185,7 +217,10 @@ impl BotSpec {
             BotSpec::Minimax(d) => Box::new(Minimax::new(*d)),
             BotSpec::Mcts(n) => Box::new(Mcts::new(*n)),
             #[cfg(feature = "train")]
-            BotSpec::Policy { path, sims } => Box::new(policy::PolicyBot::from_cache(path, *sims)),
+            BotSpec::Policy { path, sims, margin } => {
+                let margin = margin.map(|w| w as f32 / 1000.0);
+                Box::new(policy::PolicyBot::from_cache(path, *sims, margin))
+            }
         }
     }
 }

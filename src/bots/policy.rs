@@ -61,8 +61,9 @@ pub struct PolicyBot {
 }
 
 impl PolicyBot {
-    /// A player from a checkpoint already checked by [`load`].
-    pub fn from_cache(path: &str, sims: Option<u32>) -> PolicyBot {
+    /// A player from a checkpoint already checked by [`load`]; `margin` overrides the search
+    /// utility's margin weight.
+    pub fn from_cache(path: &str, sims: Option<u32>, margin: Option<f32>) -> PolicyBot {
         let (net, pits, search) = match cache().lock().unwrap_or_else(|e| e.into_inner()).get(path)
         {
             Some((net, rules, search)) => (net.clone(), rules.pits as usize, *search),
@@ -71,7 +72,10 @@ impl PolicyBot {
         PolicyBot {
             ev: NetEvaluator::new(net, pits, Device::flex()),
             sims,
-            search,
+            search: SearchConfig {
+                margin_weight: margin.unwrap_or(search.margin_weight),
+                ..search
+            },
         }
     }
 }
