@@ -111,9 +111,9 @@ impl FromStr for BotSpec {
                 None => (rest, None),
             };
             if margin.is_some()
-                && !rest
+                && rest
                     .rsplit_once(':')
-                    .is_some_and(|(_, n)| n.parse::<u32>().is_ok())
+                    .is_none_or(|(_, n)| n.parse::<u32>().is_err())
             {
                 return Err(bad(
                     "margin=W needs a simulation count before it".to_string()

@@ -635,10 +635,10 @@ impl<'a> Root<'a> {
         let cx = self.cx;
         if k.same {
             let (a, b) = (t - 1 - k.delta, t - k.delta);
-            split_search(cx, &k.pos, k.pie, a, b, levels, deadline, cancel).map(|r| k.delta + r)
+            split_search(cx, &k.pos, k.pie, (a, b), levels, deadline, cancel).map(|r| k.delta + r)
         } else {
             let (a, b) = (k.delta - t, k.delta - t + 1);
-            split_search(cx, &k.pos, k.pie, a, b, levels, deadline, cancel).map(|r| k.delta - r)
+            split_search(cx, &k.pos, k.pie, (a, b), levels, deadline, cancel).map(|r| k.delta - r)
         }
     }
 
@@ -770,7 +770,7 @@ impl<'a> Root<'a> {
                 let parity = self.cx.parity.then_some(k.seeds);
                 let cx = self.cx;
                 mtd_drive(parity, (clo, chi), guess, &mut report, &mut |t| {
-                    split_search(cx, &k.pos, k.pie, t - 1, t, levels, deadline, &[])
+                    split_search(cx, &k.pos, k.pie, (t - 1, t), levels, deadline, &[])
                 })
             } else {
                 s.solve(&k.pos, k.pie, (clo, chi), guess, false, &mut report)
