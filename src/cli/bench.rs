@@ -29,24 +29,21 @@ pub struct BenchEnvArgs {
     /// Games per parallel piece (default: a quarter of a thread's share, 256 to 8192).
     #[arg(long)]
     grain: Option<usize>,
-    /// Timed runs; the median is reported.
-    #[arg(long, default_value_t = 5)]
-    runs: usize,
-    /// Seconds per run.
-    #[arg(long, default_value_t = 1.0)]
-    seconds: f64,
-    /// Seed of the games' random streams.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    timing: TimingArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct BenchRulesArgs {
     #[command(flatten)]
     rules: RuleArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
+}
+
+/// The timing flags every throughput benchmark shares.
+#[derive(Debug, Args)]
+pub struct TimingArgs {
     /// Timed runs; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
@@ -61,13 +58,25 @@ pub struct BenchRulesArgs {
     json: bool,
 }
 
+impl TimingArgs {
+    /// Refuses impossible timings.
+    fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(self.runs >= 1, "--runs must be at least 1");
+        anyhow::ensure!(
+            self.seconds > 0.0 && self.seconds.is_finite(),
+            "--seconds must be a positive number"
+        );
+        Ok(())
+    }
+}
+
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Solver(a) => super::solve::bench(a),
         BenchCommand::Env(a) => {
             let rules = a.rules.rules()?;
-            let positive = a.seconds > 0.0 && a.seconds.is_finite();
-            anyhow::ensure!(positive, "--seconds must be a positive number");
+            let t = &a.timing;
+            t.check()?;
             anyhow::ensure!(a.games >= 1, "--games must be at least 1");
             anyhow::ensure!(a.threads >= 1, "--threads must be at least 1");
             anyhow::ensure!(a.grain != Some(0), "--grain must be at least 1");
@@ -75,12 +84,12 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                 games: a.games,
                 threads: a.threads,
                 grain: a.grain,
-                runs: a.runs,
-                seconds: a.seconds,
-                seed: a.seed,
+                runs: t.runs,
+                seconds: t.seconds,
+                seed: t.seed,
             };
             let r = bench_env(&rules, &spec)?;
-            if a.json {
+            if t.json {
                 emit_json(&r)
             } else {
                 emit(&format!(
@@ -101,12 +110,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         }
         BenchCommand::Rules(a) => {
             let rules = a.rules.rules()?;
-            anyhow::ensure!(
-                a.seconds > 0.0 && a.seconds.is_finite(),
-                "--seconds must be a positive number"
-            );
-            let r = bench_rules(&rules, a.runs, a.seconds, a.seed);
-            if a.json {
+            let t = &a.timing;
+            t.check()?;
+            let r = bench_rules(&rules, t.runs, t.seconds, t.seed);
+            if t.json {
                 emit_json(&r)
             } else {
                 emit(&format!(
