@@ -385,6 +385,12 @@ impl Position {
         &self.cells
     }
 
+    /// Whether South's opening turn (with its extra turns) is still going under the pie rule, so
+    /// that North's pie answer is still to come.
+    pub fn in_opening_turn(&self) -> bool {
+        self.rules.pie && self.phase == Phase::Opening && !self.is_over()
+    }
+
     /// Whether the pie answer `swap` is legal now.
     #[inline(always)]
     pub fn swap_allowed(&self) -> bool {

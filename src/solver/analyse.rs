@@ -430,40 +430,15 @@ impl Solver {
 }
 
 /// The pie state of a position (see [`super::key::PIE_STATES`]): 2 if North may answer `swap`
-/// now; 1 during South's opening turn under the pie rule (which the notation cannot show, so it
-/// is found by playing South's turn out until North has to move); else 0.
+/// now; 1 during South's opening turn under the pie rule; else 0.
 pub(crate) fn pie_state(pos: &Position) -> u8 {
-    if !pos.rules().pie || pos.is_over() {
-        return 0;
-    }
     if pos.swap_allowed() {
-        return 2;
+        2
+    } else if pos.in_opening_turn() {
+        1
+    } else {
+        0
     }
-    if pos.to_move() != Side::South {
-        return 0;
-    }
-    fn reaches_pie(pos: &Position) -> Option<bool> {
-        let mut bits = pos.nonempty_pits();
-        while bits != 0 {
-            let i = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let mut next = *pos;
-            let o = next.play_index_unchecked(i);
-            if o.game_over {
-                continue;
-            }
-            if !o.extra_turn {
-                return Some(next.swap_allowed());
-            }
-            if let Some(found) = reaches_pie(&next) {
-                return Some(found);
-            }
-        }
-        None
-    }
-    // Every line that ends South's turn with the game going tells the same; if none does, the
-    // pie answer never arises and the state does not matter.
-    reaches_pie(pos).map_or(0, |open| open as u8)
 }
 
 /// Serialisable form of a move value for JSON output: `"pit"` is the pit number or `"swap"`.
