@@ -15,7 +15,9 @@ fn main() {
         let mut rng = game_rng(0, i);
         let g = play_game(Position::start(&rules), &south, &north, &mut rng);
         let moves: Vec<String> = g.moves().map(|m| m.to_string()).collect();
-        let e = lines.entry(moves.join(",")).or_insert((0, g.position().margin()));
+        let e = lines
+            .entry(moves.join(","))
+            .or_insert((0, g.position().margin()));
         e.0 += 1;
     }
     for (l, (n, margin)) in &lines {
