@@ -395,7 +395,8 @@ impl Solver {
                     root.test(t, deadline)
                 })
             } else {
-                root.full(deadline)
+                root.settle(deadline, false, 0);
+                root.bounds()
             };
             let value_seconds = (lo == hi).then(|| started.elapsed().as_secs_f64());
             // 2. The other moves, in parallel.
@@ -490,6 +491,8 @@ struct Root<'a> {
     base: i32,
     /// Gains have the parity of this many seeds (the seeds on the board), if the rules keep it.
     parity: Option<i32>,
+    /// Each move's place in the static search order (extra turns, then captures).
+    rank: Vec<usize>,
 }
 
 impl<'a> Root<'a> {
@@ -512,6 +515,12 @@ impl<'a> Root<'a> {
                 }
             })
             .collect();
+        let mut ordered = kids.clone();
+        super::order::order(&mut ordered, super::table::NO_MOVE);
+        let rank = kids
+            .iter()
+            .map(|k| ordered.iter().position(|o| o.mv == k.mv).unwrap_or(0))
+            .collect();
         let root = Root {
             cx,
             kids,
@@ -519,6 +528,7 @@ impl<'a> Root<'a> {
             progress,
             base,
             parity,
+            rank,
         };
         if let Some(p) = progress
             && let Ok(mut m) = p.moves.lock()
@@ -607,14 +617,8 @@ impl<'a> Root<'a> {
         deadline: Option<Instant>,
         cancel: &[&AtomicBool],
     ) -> Option<i32> {
-        let cx = self.cx;
-        if k.same {
-            let (a, b) = (t - 1 - k.delta, t - k.delta);
-            split_search(cx, &k.pos, k.pie, (a, b), levels, deadline, cancel).map(|r| k.delta + r)
-        } else {
-            let (a, b) = (k.delta - t, k.delta - t + 1);
-            split_search(cx, &k.pos, k.pie, (a, b), levels, deadline, cancel).map(|r| k.delta - r)
-        }
+        let w = k.window((t - 1, t));
+        split_search(self.cx, &k.pos, k.pie, w, levels, deadline, cancel).map(|r| k.through(r))
     }
 
     /// The null-window test "the position's gain is at least `t`", the moves shared among the
@@ -628,10 +632,7 @@ impl<'a> Root<'a> {
                 return Some(lo);
             }
             let mut todo: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].1 >= t).collect();
-            let mut order = self.kids.clone();
-            super::order::order(&mut order, super::table::NO_MOVE);
-            let rank = |i: usize| order.iter().position(|k| k.mv == self.kids[i].mv);
-            todo.sort_by_key(|&i| (std::cmp::Reverse(b[i].0), rank(i)));
+            todo.sort_by_key(|&i| (std::cmp::Reverse(b[i].0), self.rank[i]));
             todo
         };
         let found = AtomicBool::new(false);
@@ -669,32 +670,6 @@ impl<'a> Root<'a> {
         }
     }
 
-    /// The position's exact gain by one full-window search of every move (no null-window tests),
-    /// or the bounds proven so far if stopped.
-    fn full(&self, deadline: Option<Instant>) -> (i32, i32) {
-        let mut s = Searcher::new(self.cx, deadline);
-        let mut best = i32::MIN;
-        for (i, k) in self.kids.iter().enumerate() {
-            let (lo, hi) = self.lock()[i];
-            if lo == hi {
-                best = best.max(lo);
-                continue;
-            }
-            let g = if k.same {
-                k.delta + s.search(&k.pos, k.pie, lo - 1 - k.delta, hi + 1 - k.delta)
-            } else {
-                k.delta - s.search(&k.pos, k.pie, k.delta - hi - 1, k.delta - lo + 1)
-            };
-            s.flush();
-            if s.aborted() {
-                return self.bounds();
-            }
-            self.narrow(i, g, g);
-            best = best.max(g);
-        }
-        (best, best)
-    }
-
     /// Tells which moves keep the gain `v` (the position's, proven): one null-window test each.
     fn optimal(&self, v: i32, deadline: Option<Instant>) {
         let open: Vec<usize> = {
@@ -728,27 +703,22 @@ impl<'a> Root<'a> {
             let k = &self.kids[i];
             let (lo, hi) = self.lock()[i];
             // In the child's own gain, for its player to move.
-            let (clo, chi) = if k.same {
-                (lo - k.delta, hi - k.delta)
-            } else {
-                (k.delta - hi, k.delta - lo)
-            };
-            let mut s = Searcher::new(self.cx, deadline);
-            let guess = s
-                .estimate(&k.pos, k.pie, GUESS_DEPTH, -255, 255)
-                .clamp(clo, chi);
-            let mut report = |l: i32, h: i32| {
-                let (a, z) = (k.through(l), k.through(h));
-                self.narrow(i, a.min(z), a.max(z));
-            };
+            let (clo, chi) = k.window((lo, hi));
             let (l, h) = if mtd {
+                let guess = Searcher::new(self.cx, deadline)
+                    .estimate(&k.pos, k.pie, GUESS_DEPTH, -255, 255)
+                    .clamp(clo, chi);
+                let mut report = |l: i32, h: i32| {
+                    let (a, z) = (k.through(l), k.through(h));
+                    self.narrow(i, a.min(z), a.max(z));
+                };
                 let parity = self.cx.parity.then_some(k.seeds);
                 let cx = self.cx;
                 mtd_drive(parity, (clo, chi), guess, &mut report, &mut |t| {
                     split_search(cx, &k.pos, k.pie, (t - 1, t), levels, deadline, &[])
                 })
             } else {
-                s.solve(&k.pos, k.pie, (clo, chi), guess, false, &mut report)
+                Searcher::new(self.cx, deadline).exact(&k.pos, k.pie, (clo, chi))
             };
             let (a, z) = (k.through(l), k.through(h));
             self.narrow(i, a.min(z), a.max(z));

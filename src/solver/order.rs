@@ -44,6 +44,17 @@ impl Child {
         }
     }
 
+    /// The window on the gain of the position after this move, for its mover, that matches the
+    /// window `(alpha, beta)` on the mover's gain through the move (bounds map the same way).
+    #[inline(always)]
+    pub fn window(&self, (alpha, beta): (i32, i32)) -> (i32, i32) {
+        if self.same {
+            (alpha - self.delta, beta - self.delta)
+        } else {
+            (self.delta - beta, self.delta - alpha)
+        }
+    }
+
     /// The mover's gain through this move, given the gain of the position after it for its mover.
     #[inline(always)]
     pub fn through(&self, child_gain: i32) -> i32 {

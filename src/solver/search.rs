@@ -104,11 +104,6 @@ impl<'a> Searcher<'a> {
         self
     }
 
-    /// Whether the last search was stopped (its result means nothing).
-    pub fn aborted(&self) -> bool {
-        self.aborted
-    }
-
     /// Adds the nodes counted so far to the shared count.
     pub fn flush(&mut self) {
         self.cx
@@ -378,44 +373,12 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    /// Narrows the bounds on the gain of `pos` (not over, pie state `pie`), intersected with
-    /// `lo..=hi`, to the exact gain by null-window tests starting at `guess`; `report` hears every
-    /// improvement. Returns the final bounds: equal unless the search was stopped.
-    pub fn solve(
-        &mut self,
-        pos: &Position,
-        pie: u8,
-        (lo, hi): (i32, i32),
-        guess: i32,
-        mtd: bool,
-        report: &mut dyn FnMut(i32, i32),
-    ) -> (i32, i32) {
-        let cx = self.cx;
-        let (key, rank, b) = cx.enc.key(pos, pie);
-        if let Some(v) = cx.probe_db(rank, b, pie) {
-            return (v, v);
-        }
-        let b = b as i32;
-        let reach = gain_reach(b, pie, cx.total);
-        let (mut lo, mut hi) = (lo.max(-reach), hi.min(reach));
-        if let Some(tt) = cx.tt.as_ref().filter(|_| pie == 0)
-            && let Some(h) = tt.probe(key)
-        {
-            lo = lo.max(h.lower);
-            hi = hi.min(h.upper);
-        }
-        let bounds = if !mtd {
-            let v = self.search(pos, pie, lo - 1, hi + 1);
-            if self.aborted { (lo, hi) } else { (v, v) }
-        } else {
-            let parity = cx.parity.then_some(b);
-            mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
-                let r = self.search(pos, pie, t - 1, t);
-                (!self.aborted).then_some(r)
-            })
-        };
+    /// The exact gain of `pos` (not over, pie state `pie`), known to lie in `lo..=hi`, by one
+    /// full-window search (no null-window tests). Returns the bounds: equal unless stopped.
+    pub fn exact(&mut self, pos: &Position, pie: u8, (lo, hi): (i32, i32)) -> (i32, i32) {
+        let v = self.search(pos, pie, lo - 1, hi + 1);
         self.flush();
-        bounds
+        if self.aborted { (lo, hi) } else { (v, v) }
     }
 }
 
@@ -489,28 +452,9 @@ pub(crate) fn split_search(
         let k = &kids[i];
         let v = if k.over {
             Some(k.through(terminal_gain(&k.pos)))
-        } else if k.same {
-            split_search(
-                cx,
-                &k.pos,
-                k.pie,
-                (alpha - k.delta, beta - k.delta),
-                levels - 1,
-                deadline,
-                flags,
-            )
-            .map(|r| k.delta + r)
         } else {
-            split_search(
-                cx,
-                &k.pos,
-                k.pie,
-                (k.delta - beta, k.delta - alpha),
-                levels - 1,
-                deadline,
-                flags,
-            )
-            .map(|r| k.delta - r)
+            let w = k.window((alpha, beta));
+            split_search(cx, &k.pos, k.pie, w, levels - 1, deadline, flags).map(|r| k.through(r))
         };
         match v {
             Some(v) => {
