@@ -198,9 +198,6 @@ pub struct Solver {
     db_source: Option<DbSource>,
 }
 
-/// Sowings the quick estimate that seeds the null-window tests looks ahead.
-const GUESS_DEPTH: u32 = 7;
-
 /// Plies below a move of the analysed position whose moves the threads share (see
 /// [`split_search`]).
 const SPLIT_LEVELS: u32 = 2;
@@ -387,8 +384,7 @@ impl Solver {
             // 1. The value: null-window tests on the position itself, its moves searched in
             // parallel.
             let (lo, hi) = root.bounds();
-            let guess =
-                Searcher::new(&self.cx, deadline).estimate(pos, pie, GUESS_DEPTH, -255, 255);
+            let guess = Searcher::new(&self.cx, deadline).guess(pos, pie);
             let report = &mut |lo: i32, hi: i32| root.post_value(lo, hi);
             let (lo, hi) = if self.mtd {
                 mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
@@ -706,7 +702,7 @@ impl<'a> Root<'a> {
             let (clo, chi) = k.window((lo, hi));
             let (l, h) = if mtd {
                 let guess = Searcher::new(self.cx, deadline)
-                    .estimate(&k.pos, k.pie, GUESS_DEPTH, -255, 255)
+                    .guess(&k.pos, k.pie)
                     .clamp(clo, chi);
                 let mut report = |l: i32, h: i32| {
                     let (a, z) = (k.through(l), k.through(h));

@@ -14,6 +14,17 @@ use super::order::{Child, expand, order};
 use super::table::{NO_MOVE, Table};
 use crate::rules::{Leftover, Position};
 
+/// The share of the difference between the two rows' seeds that [`Searcher::estimate`] counts
+/// for the player to move at a leaf (measured on Kalah(6,4) and (6,5) positions from the start to
+/// 14 moves in, 18-20 sowings deep: 5/8 came within 0-3 of the exact gains, 0 fell short by half).
+const LEAF_ROW_WEIGHT: (i32, i32) = (5, 8);
+
+/// Deepest [`Searcher::guess`] goes.
+const GUESS_MAX_DEPTH: u32 = 40;
+
+/// Most nodes [`Searcher::guess`] spends.
+const GUESS_MAX_NODES: u64 = 1 << 25;
+
 /// What every search thread of one solver shares.
 pub(crate) struct Context {
     /// Position keys.
@@ -81,6 +92,8 @@ pub(crate) struct Searcher<'a> {
     cancel: &'a [&'a AtomicBool],
     bufs: Vec<Vec<Child>>,
     ply: usize,
+    /// Leaves of the current [`Searcher::estimate`] cut off by depth.
+    leaves: u64,
 }
 
 impl<'a> Searcher<'a> {
@@ -95,6 +108,7 @@ impl<'a> Searcher<'a> {
             cancel: &[],
             bufs: Vec::new(),
             ply: 0,
+            leaves: 0,
         }
     }
 
@@ -330,9 +344,36 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// A starting guess for the null-window tests on the gain of `pos` (not over, pie state
+    /// `pie`): [`Searcher::estimate`] deepened one sowing at a time until the work of one more
+    /// depth would pass a budget that grows with the seeds on the board, or until nothing is
+    /// left to look at. It proves nothing.
+    pub fn guess(&mut self, pos: &Position, pie: u8) -> i32 {
+        let (_, _, b) = self.cx.enc.key(pos, pie);
+        // Full analyses take about 1.3x the nodes per extra seed; the guess takes a small share.
+        let budget = (4u64 << (b / 3).min(40)).min(GUESS_MAX_NODES);
+        let start = self.nodes;
+        let mut g = 0;
+        for depth in 1..=GUESS_MAX_DEPTH {
+            self.leaves = 0;
+            let v = self.estimate(pos, pie, depth, -255, 255);
+            if self.aborted {
+                break;
+            }
+            g = v;
+            // The next depth costs about twice the last; nothing left to look at: exact.
+            if self.leaves == 0 || 2 * (self.nodes - start) > budget {
+                break;
+            }
+        }
+        self.flush();
+        g
+    }
+
     /// A quick estimate of the gain of `pos` (not over, pie state `pie`): alpha-beta `depth`
-    /// sowings deep, counting only seeds banked on the way (finished games and database boards
-    /// exactly). A starting guess for the null-window tests; it proves nothing.
+    /// sowings deep over the seeds banked on the way (finished games, database boards and exact
+    /// table entries count exactly), each leaf adding [`LEAF_ROW_WEIGHT`] of the difference
+    /// between the seeds in the two rows (seeds on a side tend to end in its store).
     pub fn estimate(
         &mut self,
         pos: &Position,
@@ -341,11 +382,27 @@ impl<'a> Searcher<'a> {
         mut alpha: i32,
         beta: i32,
     ) -> i32 {
-        let (_, rank, b) = self.cx.enc.key(pos, pie);
+        let (key, rank, b) = self.cx.enc.key(pos, pie);
         if let Some(v) = self.cx.probe_db(rank, b, pie) {
             return v;
         }
+        if pie == 0
+            && let Some(h) = self.cx.tt.as_ref().and_then(|t| t.probe(key))
+            && h.lower == h.upper
+        {
+            return h.lower;
+        }
         if depth == 0 {
+            self.leaves += 1;
+            let me = pos.to_move();
+            let rows = pos.row_sum(me) as i32 - pos.row_sum(me.other()) as i32;
+            return rows * LEAF_ROW_WEIGHT.0 / LEAF_ROW_WEIGHT.1;
+        }
+        self.nodes += 1;
+        if self.nodes & 4095 == 0 {
+            self.poll();
+        }
+        if self.aborted {
             return 0;
         }
         let mut kids = Vec::with_capacity(16);
@@ -355,10 +412,9 @@ impl<'a> Searcher<'a> {
         for k in &kids {
             let v = if k.over {
                 k.through(terminal_gain(&k.pos))
-            } else if k.same {
-                k.delta + self.estimate(&k.pos, k.pie, depth - 1, alpha - k.delta, beta - k.delta)
             } else {
-                k.delta - self.estimate(&k.pos, k.pie, depth - 1, k.delta - beta, k.delta - alpha)
+                let (a, b) = k.window((alpha, beta));
+                k.through(self.estimate(&k.pos, k.pie, depth - 1, a, b))
             };
             if v > best {
                 best = v;
