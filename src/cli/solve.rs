@@ -105,14 +105,21 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
                 std::thread::sleep(Duration::from_millis(200));
             }
         });
+        // Ends the progress thread however the analysis ends (a panic included, which the
+        // scope then passes on instead of waiting forever).
+        struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let _done = Done(&done);
         let detail = if a.value_only {
             Detail::Value
         } else {
             Detail::All
         };
-        let r = solver.analyse_with(&pos, limit, detail, Some(&progress));
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
-        r
+        solver.analyse_with(&pos, limit, detail, Some(&progress))
     });
     spinner.finish_and_clear();
     let me = pos.to_move();
