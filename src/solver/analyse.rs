@@ -208,6 +208,17 @@ const SPLIT_LEVELS: u32 = 2;
 /// take far longer there, and each seed more in the database saves about a sixth of the nodes.
 const AUTO_DB_ENTRIES: u128 = 90_000_000;
 
+/// The database size [`DbSize::Auto`] picks for `m` pits a side and `total` seeds in the game
+/// within a memory budget of `budget` bytes: the most seeds whose database fits a quarter of the
+/// budget and [`AUTO_DB_ENTRIES`], scaled by the game.
+pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
+    let scale = 1u128 << (2 * total.saturating_sub(48) / 12).min(8);
+    let cap = (budget / 4).min(AUTO_DB_ENTRIES * scale);
+    (1..=total.min(endgame::MAX_DB_SEEDS))
+        .take_while(|&s| endgame::entries(m, s) <= cap)
+        .last()
+}
+
 impl Solver {
     /// Sets up a solver for `rules`, loading or building its endgame database.
     pub fn new(rules: &Rules, config: &SolverConfig) -> Result<Solver, SolverError> {
@@ -232,13 +243,7 @@ impl Solver {
                 }
                 Some(s)
             }
-            DbSize::Auto => {
-                let scale = 1u128 << (2 * total.saturating_sub(48) / 12).min(8);
-                let cap = (budget / 4).min(AUTO_DB_ENTRIES * scale);
-                (1..=total.min(endgame::MAX_DB_SEEDS))
-                    .take_while(|&s| endgame::entries(m, s) <= cap)
-                    .last()
-            }
+            DbSize::Auto => auto_db_seeds(m, total, budget),
         };
         let (db, db_source) = match seeds {
             Some(s) => {

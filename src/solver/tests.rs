@@ -314,3 +314,18 @@ fn value_only_optimal_and_every_analyses_agree_with_plain_negamax() {
         }
     }
 }
+
+#[test]
+fn the_automatic_database_grows_with_the_game_within_the_budget() {
+    use super::analyse::auto_db_seeds;
+    let gb = |g: u128| g << 30;
+    // Kalah(6,4) builds in seconds; the longer solves of (6,5) and (6,6) get a larger database.
+    assert_eq!(auto_db_seeds(6, 48, gb(2)), Some(18));
+    assert_eq!(auto_db_seeds(6, 60, gb(2)), Some(21));
+    assert_eq!(auto_db_seeds(6, 72, gb(2)), Some(21));
+    // A quarter of the budget caps it: 18 seeds (86.5 M entries) pass 256 MiB / 4, 17 (51.9 M)
+    // do not.
+    assert_eq!(auto_db_seeds(6, 60, 256 << 20), Some(17));
+    // Small games are covered whole.
+    assert_eq!(auto_db_seeds(3, 9, gb(2)), Some(9));
+}
