@@ -714,8 +714,8 @@ impl<'a> Root<'a> {
                     .guess(&k.pos, k.pie)
                     .clamp(clo, chi);
                 let mut report = |l: i32, h: i32| {
-                    let (a, z) = (k.through(l), k.through(h));
-                    self.narrow(i, a.min(z), a.max(z));
+                    let (a, z) = k.through_bounds((l, h));
+                    self.narrow(i, a, z);
                 };
                 let parity = self.cx.parity.then_some(k.seeds);
                 let cx = self.cx;
@@ -725,8 +725,8 @@ impl<'a> Root<'a> {
             } else {
                 Searcher::new(self.cx, deadline).exact(&k.pos, k.pie, (clo, chi))
             };
-            let (a, z) = (k.through(l), k.through(h));
-            self.narrow(i, a.min(z), a.max(z));
+            let (a, z) = k.through_bounds((l, h));
+            self.narrow(i, a, z);
             l == h
         });
     }

@@ -55,6 +55,17 @@ impl Child {
         }
     }
 
+    /// Bounds on the mover's gain through this move, given bounds `lo..=hi` on the gain of the
+    /// position after it for its mover.
+    #[inline(always)]
+    pub fn through_bounds(&self, (lo, hi): (i32, i32)) -> (i32, i32) {
+        if self.same {
+            (self.delta + lo, self.delta + hi)
+        } else {
+            (self.delta - hi, self.delta - lo)
+        }
+    }
+
     /// The mover's gain through this move, given the gain of the position after it for its mover.
     #[inline(always)]
     pub fn through(&self, child_gain: i32) -> i32 {

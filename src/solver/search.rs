@@ -245,11 +245,7 @@ impl<'a> Searcher<'a> {
                 if clo == chi {
                     Some(clo)
                 } else {
-                    (k.lo, k.hi) = if k.same {
-                        (k.delta + clo, k.delta + chi)
-                    } else {
-                        (k.delta - chi, k.delta - clo)
-                    };
+                    (k.lo, k.hi) = k.through_bounds((clo, chi));
                     if k.lo >= beta {
                         cut = Some((k.lo, k.mv));
                         break;
@@ -290,27 +286,8 @@ impl<'a> Searcher<'a> {
                     }
                     continue;
                 }
-                let v = if k.same {
-                    k.delta
-                        + self.node(
-                            &k.pos,
-                            k.pie,
-                            k.key,
-                            k.seeds,
-                            alpha - k.delta,
-                            beta - k.delta,
-                        )
-                } else {
-                    k.delta
-                        - self.node(
-                            &k.pos,
-                            k.pie,
-                            k.key,
-                            k.seeds,
-                            k.delta - beta,
-                            k.delta - alpha,
-                        )
-                };
+                let (a, b) = k.window((alpha, beta));
+                let v = k.through(self.node(&k.pos, k.pie, k.key, k.seeds, a, b));
                 if self.aborted {
                     break;
                 }
