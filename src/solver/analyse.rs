@@ -13,7 +13,7 @@ use super::endgame::{self, DbSource, Endgame, default_cache_dir};
 use super::key::Encoder;
 use super::order::{Child, expand};
 use super::search::{
-    Context, Searcher, gain_reach, in_order, keeps_parity, mtd_drive, split_search, terminal_gain,
+    Context, Searcher, gain_reach, in_order, keeps_parity, mtd_drive, terminal_gain, window_search,
 };
 use super::table::{ENTRY_BYTES, Table};
 use crate::rules::{Move, Position, Rules, Side};
@@ -199,10 +199,6 @@ pub struct Solver {
     db_source: Option<DbSource>,
 }
 
-/// Plies below a move of the analysed position whose moves the threads share (see
-/// [`split_search`]).
-const SPLIT_LEVELS: u32 = 2;
-
 /// Entries a database may have for [`DbSize::Auto`] in a game of 48 seeds (Kalah(6,4)): it builds
 /// in about 5 s on two cores. Each 12 seeds more in the game allow four times as many: solves
 /// take far longer there, and each seed more in the database saves about a sixth of the nodes.
@@ -386,7 +382,7 @@ impl Solver {
 
         let (lo, hi, value_seconds) = if detail == Detail::Every {
             // Every move on its own, the moves in parallel; the value follows from theirs.
-            root.settle(deadline, self.mtd, 0);
+            root.settle(deadline, self.mtd);
             let (lo, hi) = root.bounds();
             (lo, hi, (lo == hi).then(|| started.elapsed().as_secs_f64()))
         } else {
@@ -400,7 +396,7 @@ impl Solver {
                     root.test(t, deadline)
                 })
             } else {
-                root.settle(deadline, false, 0);
+                root.settle(deadline, false);
                 root.bounds()
             };
             let value_seconds = (lo == hi).then(|| started.elapsed().as_secs_f64());
@@ -408,7 +404,7 @@ impl Solver {
             if lo == hi {
                 match detail {
                     Detail::Optimal => root.optimal(lo, deadline),
-                    Detail::All => root.settle(deadline, self.mtd, SPLIT_LEVELS),
+                    Detail::All => root.settle(deadline, self.mtd),
                     Detail::Value | Detail::Every => {}
                 }
             }
@@ -611,23 +607,23 @@ impl<'a> Root<'a> {
             .collect()
     }
 
-    /// A null-window search of move `k` for "the gain through it is at least `t`" (its top
-    /// `levels` plies shared among the threads): the fail-soft gain through it (a lower bound if
-    /// `>= t`, else an upper bound), `None` if stopped.
+    /// A null-window search of move `k` for "the gain through it is at least `t`": the
+    /// fail-soft gain through it (a lower bound if `>= t`, else an upper bound), `None` if
+    /// stopped.
     fn probe(
         &self,
         k: &Child,
         t: i32,
-        levels: u32,
         deadline: Option<Instant>,
         cancel: &[&AtomicBool],
     ) -> Option<i32> {
         let w = k.window((t - 1, t));
-        split_search(self.cx, &k.pos, k.pie, w, levels, deadline, cancel).map(|r| k.through(r))
+        window_search(self.cx, &k.pos, k.pie, w, deadline, cancel).map(|r| k.through(r))
     }
 
-    /// The null-window test "the position's gain is at least `t`", the moves shared among the
-    /// threads, most promising first; once one move reaches `t` the others stop. The fail-soft
+    /// The null-window test "the position's gain is at least `t`": the most promising move first,
+    /// then, if it falls short, the others shared among the threads; once one move reaches `t`
+    /// the others stop. The fail-soft
     /// result (a lower bound if `>= t`, else an upper bound), `None` if stopped.
     fn test(&self, t: i32, deadline: Option<Instant>) -> Option<i32> {
         // Moves not yet known to stay below `t`, those that reached furthest first.
@@ -642,12 +638,12 @@ impl<'a> Root<'a> {
         };
         let found = AtomicBool::new(false);
         let stopped = AtomicBool::new(false);
-        in_order(todo.len(), |n| {
+        let go = |n: usize| {
             if found.load(Ordering::Relaxed) {
                 return false;
             }
             let i = todo[n];
-            match self.probe(&self.kids[i], t, SPLIT_LEVELS, deadline, &[&found]) {
+            match self.probe(&self.kids[i], t, deadline, &[&found]) {
                 Some(v) if v >= t => {
                     self.narrow(i, v, i32::MAX);
                     found.store(true, Ordering::Relaxed);
@@ -664,7 +660,13 @@ impl<'a> Root<'a> {
                     false
                 }
             }
-        });
+        };
+        // The most promising move alone (its own moves shared among the threads), the others
+        // in parallel only if it falls short: a second thread on a sibling from the start mostly
+        // works for nothing, since a lower-bound test needs one move.
+        if go(0) && todo.len() > 1 {
+            in_order(todo.len() - 1, |n| go(n + 1));
+        }
         let (lo, hi) = self.bounds();
         if found.load(Ordering::Relaxed) {
             Some(lo)
@@ -685,7 +687,7 @@ impl<'a> Root<'a> {
         };
         in_order(open.len(), |n| {
             let i = open[n];
-            match self.probe(&self.kids[i], v, SPLIT_LEVELS, deadline, &[]) {
+            match self.probe(&self.kids[i], v, deadline, &[]) {
                 Some(r) if r >= v => self.narrow(i, r, i32::MAX),
                 Some(r) => self.narrow(i, i32::MIN, r),
                 None => return false,
@@ -696,7 +698,7 @@ impl<'a> Root<'a> {
 
     /// Works out the exact gain through every move (the moves in parallel, best first), within
     /// the bounds already proven.
-    fn settle(&self, deadline: Option<Instant>, mtd: bool, levels: u32) {
+    fn settle(&self, deadline: Option<Instant>, mtd: bool) {
         let open: Vec<usize> = {
             let b = self.lock();
             let mut open: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].0 < b[i].1).collect();
@@ -720,7 +722,7 @@ impl<'a> Root<'a> {
                 let parity = self.cx.parity.then_some(k.seeds);
                 let cx = self.cx;
                 mtd_drive(parity, (clo, chi), guess, &mut report, &mut |t| {
-                    split_search(cx, &k.pos, k.pie, (t - 1, t), levels, deadline, &[])
+                    window_search(cx, &k.pos, k.pie, (t - 1, t), deadline, &[])
                 })
             } else {
                 Searcher::new(self.cx, deadline).exact(&k.pos, k.pie, (clo, chi))

@@ -25,6 +25,11 @@ const GUESS_MAX_DEPTH: u32 = 40;
 /// Most nodes [`Searcher::guess`] spends.
 const GUESS_MAX_NODES: u64 = 1 << 25;
 
+/// A node with at least this many seeds more than the database covers shares its moves among
+/// the threads (young brothers wait: the first move alone, then the rest in parallel). On the
+/// Kalah(6,4) start and a Kalah(6,5) position 8 moves in, 10 to 22 measured alike; 6 was slower.
+const SPLIT_SEEDS: i32 = 14;
+
 /// What every search thread of one solver shares.
 pub(crate) struct Context {
     /// Position keys.
@@ -279,13 +284,23 @@ impl<'a> Searcher<'a> {
         if best < beta {
             order(&mut kids, remembered);
             self.ply += 1;
-            for k in kids.iter() {
+            // Young brothers wait: with enough seeds left, the first move is searched alone
+            // (splitting further down) and, unless it cuts off, the rest in parallel.
+            let split = b >= cx.db_seeds as i32 + SPLIT_SEEDS && rayon::current_num_threads() > 1;
+            let mut searched = 0;
+            let mut rest = kids.len();
+            for (i, k) in kids.iter().enumerate() {
+                if split && searched > 0 {
+                    rest = i;
+                    break;
+                }
                 if k.hi <= alpha {
                     if k.hi > best {
                         best = k.hi;
                     }
                     continue;
                 }
+                searched += 1;
                 let (a, b) = k.window((alpha, beta));
                 let v = k.through(self.node(&k.pos, k.pie, k.key, k.seeds, a, b));
                 if self.aborted {
@@ -300,6 +315,14 @@ impl<'a> Searcher<'a> {
                             break;
                         }
                     }
+                }
+            }
+            if split && rest < kids.len() && best < beta && !self.aborted {
+                if let Some((v, mv)) = self.parallel(&kids[rest..], alpha, beta)
+                    && v > best
+                {
+                    best = v;
+                    best_mv = mv;
                 }
             }
             self.ply -= 1;
@@ -319,6 +342,61 @@ impl<'a> Searcher<'a> {
             tt.store(key, l, u, best_mv, self.nodes - start_nodes);
         }
         best
+    }
+
+    /// Searches `kids` (moves of one position, none over) in parallel within `(alpha, beta)`,
+    /// each in its own searcher; once one reaches `beta` the others stop. The best fail-soft
+    /// value and its move (`None` if none was searched); sets `aborted` if stopped from outside.
+    fn parallel(&mut self, kids: &[Child], alpha: i32, beta: i32) -> Option<(i32, u8)> {
+        let cx = self.cx;
+        let found = AtomicBool::new(false);
+        let stopped = AtomicBool::new(false);
+        let best = AtomicU64::new(0);
+        let work = AtomicU64::new(0);
+        let mut flags: Vec<&AtomicBool> = self.cancel.to_vec();
+        flags.push(&found);
+        let flags = &flags[..];
+        let deadline = self.deadline;
+        // Packed so that a larger packed value is a better one; 0 is "none".
+        let pack = |v: i32, mv: u8| (((v + 1024) as u64) << 8) | mv as u64;
+        in_order(kids.len(), |i| {
+            if found.load(Ordering::Relaxed) {
+                return false;
+            }
+            let k = &kids[i];
+            let v = if k.hi <= alpha {
+                k.hi
+            } else {
+                let mut s = Searcher::new(cx, deadline).cancelled_by(flags);
+                let (a, b) = k.window((alpha, beta));
+                let r = s.node(&k.pos, k.pie, k.key, k.seeds, a, b);
+                s.flush();
+                work.fetch_add(s.nodes, Ordering::Relaxed);
+                if s.aborted {
+                    if !found.load(Ordering::Relaxed) {
+                        stopped.store(true, Ordering::Relaxed);
+                    }
+                    return false;
+                }
+                k.through(r)
+            };
+            best.fetch_max(pack(v, k.mv), Ordering::Relaxed);
+            if v >= beta {
+                found.store(true, Ordering::Relaxed);
+                return false;
+            }
+            true
+        });
+        // The helpers flushed their own nodes; they still count as work below this node.
+        let w = work.load(Ordering::Relaxed);
+        self.nodes += w;
+        self.flushed += w;
+        if stopped.load(Ordering::Relaxed) && !found.load(Ordering::Relaxed) {
+            self.aborted = true;
+            return None;
+        }
+        let packed = best.load(Ordering::Relaxed);
+        (packed != 0).then(|| ((packed >> 8) as i32 - 1024, (packed & 0xFF) as u8))
     }
 
     /// A starting guess for the null-window tests on the gain of `pos` (not over, pie state
@@ -431,99 +509,20 @@ pub(crate) fn in_order(n: usize, f: impl Fn(usize) -> bool + Sync) {
     });
 }
 
-/// [`Searcher::search`] with the moves of the top `levels` plies shared among the threads of the
-/// pool (most promising first; a move that reaches `beta` stops its siblings), for the few big
-/// searches where one position would otherwise keep one thread busy and leave the others idle.
-/// `None` if stopped (at `deadline`, by the context's stop flag or by any of `cancel`).
-pub(crate) fn split_search(
+/// [`Searcher::search`] in a new searcher that also stops at `deadline` and at any of `cancel`;
+/// `None` if stopped.
+pub(crate) fn window_search(
     cx: &Context,
     pos: &Position,
     pie: u8,
     (alpha, beta): (i32, i32),
-    levels: u32,
     deadline: Option<Instant>,
     cancel: &[&AtomicBool],
 ) -> Option<i32> {
-    let (key, rank, b) = cx.enc.key(pos, pie);
-    if let Some(v) = cx.probe_db(rank, b, pie) {
-        return Some(v);
-    }
-    let tt = if pie == 0 { cx.tt.as_ref() } else { None };
-    let hit = tt.and_then(|t| t.probe(key));
-    if levels == 0 || rayon::current_num_threads() < 2 {
-        let mut s = Searcher::new(cx, deadline).cancelled_by(cancel);
-        let v = s.search(pos, pie, alpha, beta);
-        s.flush();
-        return (!s.aborted).then_some(v);
-    }
-    let reach = gain_reach(b as i32, pie, cx.total);
-    let (lo, hi) = hit.map_or((-reach, reach), |h| {
-        (h.lower.max(-reach), h.upper.min(reach))
-    });
-    if lo >= beta || lo == hi {
-        return Some(lo);
-    }
-    if hi <= alpha {
-        return Some(hi);
-    }
-    let mut kids = Vec::with_capacity(16);
-    expand(pos, pie, &mut kids);
-    order(&mut kids, hit.map_or(NO_MOVE, |h| h.best));
-    let found = AtomicBool::new(false);
-    let stopped = AtomicBool::new(false);
-    let best = AtomicU64::new(0);
-    let nodes0 = cx.nodes.load(Ordering::Relaxed);
-    let mut flags: Vec<&AtomicBool> = cancel.to_vec();
-    flags.push(&found);
-    let flags = &flags[..];
-    // The best value so far and its move, packed so that a larger packed value is a better one.
-    let pack = |v: i32, mv: u8| (((v + 1024) as u64) << 8) | mv as u64;
-    in_order(kids.len(), |i| {
-        if found.load(Ordering::Relaxed) {
-            return false;
-        }
-        let k = &kids[i];
-        let v = if k.over {
-            Some(k.through(terminal_gain(&k.pos)))
-        } else {
-            let w = k.window((alpha, beta));
-            split_search(cx, &k.pos, k.pie, w, levels - 1, deadline, flags).map(|r| k.through(r))
-        };
-        match v {
-            Some(v) => {
-                best.fetch_max(pack(v, k.mv), Ordering::Relaxed);
-                if v >= beta {
-                    found.store(true, Ordering::Relaxed);
-                    return false;
-                }
-                true
-            }
-            None => {
-                if !found.load(Ordering::Relaxed) {
-                    stopped.store(true, Ordering::Relaxed);
-                }
-                false
-            }
-        }
-    });
-    let packed = best.load(Ordering::Relaxed);
-    let (v, mv) = ((packed >> 8) as i32 - 1024, (packed & 0xFF) as u8);
-    let cut = found.load(Ordering::Relaxed);
-    if !cut && stopped.load(Ordering::Relaxed) {
-        return None;
-    }
-    if let Some(tt) = tt {
-        let work = cx.nodes.load(Ordering::Relaxed).saturating_sub(nodes0);
-        let (l, u) = if cut {
-            (v, hi)
-        } else if v <= alpha {
-            (lo, v)
-        } else {
-            (v, v)
-        };
-        tt.store(key, l, u, mv, work);
-    }
-    Some(v)
+    let mut s = Searcher::new(cx, deadline).cancelled_by(cancel);
+    let v = s.search(pos, pie, alpha, beta);
+    s.flush();
+    (!s.aborted).then_some(v)
 }
 
 /// MTD(f): narrows `lo..=hi`, bounds on a gain, to its exact value by null-window tests starting
