@@ -317,13 +317,15 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
-            if split && rest < kids.len() && best < beta && !self.aborted {
-                if let Some((v, mv)) = self.parallel(&kids[rest..], alpha, beta)
-                    && v > best
-                {
-                    best = v;
-                    best_mv = mv;
-                }
+            if split
+                && rest < kids.len()
+                && best < beta
+                && !self.aborted
+                && let Some((v, mv)) = self.parallel(&kids[rest..], alpha, beta)
+                && v > best
+            {
+                best = v;
+                best_mv = mv;
             }
             self.ply -= 1;
         }
