@@ -664,7 +664,7 @@ impl<'a> Root<'a> {
         // The most promising move alone (its own moves shared among the threads), the others
         // in parallel only if it falls short: a second thread on a sibling from the start mostly
         // works for nothing, since a lower-bound test needs one move.
-        if go(0) && todo.len() > 1 {
+        if !todo.is_empty() && go(0) && todo.len() > 1 {
             in_order(todo.len() - 1, |n| go(n + 1));
         }
         let (lo, hi) = self.bounds();
