@@ -329,3 +329,37 @@ fn the_automatic_database_grows_with_the_game_within_the_budget() {
     // Small games are covered whole.
     assert_eq!(auto_db_seeds(3, 9, gb(2)), Some(9));
 }
+
+#[test]
+fn splitting_the_search_between_threads_never_changes_an_answer() {
+    // Without a database, nodes with 14 seeds or more split (young brothers wait): the starts of
+    // Kalah(3,3) and (4,3) split near the top. Each answer must equal the one of a single thread,
+    // which never splits (and which the plain-negamax tests check).
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut cases: Vec<(Rules, SolverConfig)> = Vec::new();
+    for rules in all_rules(3, 3).into_iter().step_by(5) {
+        cases.push((rules, config(DbSize::Off, true, true)));
+        cases.push((rules, config(DbSize::Off, false, false)));
+    }
+    let k43 = Rules::new(4, 3).unwrap();
+    cases.push((k43, config(DbSize::Off, true, true)));
+    cases.push((k43, config(DbSize::Off, true, false)));
+    cases.push((k43.with_pie(true), config(DbSize::Off, true, true)));
+    for (rules, cfg) in cases {
+        let start = Position::start(&rules);
+        let analyse = |pool: &rayon::ThreadPool| {
+            pool.install(|| Solver::new(&rules, &cfg).unwrap().analyse(&start))
+        };
+        let (a, b) = (analyse(&one), analyse(&two));
+        assert!(a.complete() && b.complete(), "{rules:?} {cfg:?}");
+        assert_eq!(a.moves, b.moves, "{rules:?} {cfg:?}");
+        assert_eq!(a.value(), b.value(), "{rules:?} {cfg:?}");
+    }
+}
