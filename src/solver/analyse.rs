@@ -10,13 +10,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::endgame::{self, DbSource, Endgame, default_cache_dir};
-use super::key::Encoder;
+use super::key::{Encoder, board_seeds};
 use super::order::{Child, expand};
 use super::search::{
     Context, Searcher, gain_reach, in_order, keeps_parity, mtd_drive, terminal_gain, window_search,
 };
 use super::table::{ENTRY_BYTES, Table};
-use crate::rules::{Move, Position, Rules, Side};
+use crate::rules::{Move, Position, Rules};
 
 /// How large an endgame database to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -377,7 +377,7 @@ impl Solver {
         expand(pos, pie, &mut kids);
         // Report moves in the order of the rules (pits ascending, then swap).
         kids.sort_by_key(|k| k.to_move().action(self.rules.pits()));
-        let parity = self.cx.parity.then_some(board_seeds(pos));
+        let parity = self.cx.parity.then_some(board_seeds(pos) as i32);
         let root = Root::new(&self.cx, kids, progress, base, parity);
 
         let (lo, hi, value_seconds) = if detail == Detail::Every {
@@ -473,11 +473,6 @@ pub fn move_json(mv: Move) -> serde_json::Value {
         Move::Pit(p) => serde_json::Value::from(p),
         Move::Swap => serde_json::Value::from("swap"),
     }
-}
-
-/// Seeds on the board (both rows).
-fn board_seeds(pos: &Position) -> i32 {
-    (pos.row_sum(Side::South) + pos.row_sum(Side::North)) as i32
 }
 
 /// The moves of the position being analysed, with the bounds proven on each (in the root
@@ -623,8 +618,8 @@ impl<'a> Root<'a> {
 
     /// The null-window test "the position's gain is at least `t`": the most promising move first,
     /// then, if it falls short, the others shared among the threads; once one move reaches `t`
-    /// the others stop. The fail-soft
-    /// result (a lower bound if `>= t`, else an upper bound), `None` if stopped.
+    /// the others stop. The fail-soft result (a lower bound if `>= t`, else an upper bound),
+    /// `None` if stopped.
     fn test(&self, t: i32, deadline: Option<Instant>) -> Option<i32> {
         // Moves not yet known to stay below `t`, those that reached furthest first.
         let todo: Vec<usize> = {

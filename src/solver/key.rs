@@ -10,9 +10,7 @@
 //! count first: the boards with at most `B` seeds are exactly the ranks below `C(B + 2m, 2m)`.
 //! The endgame database is indexed by this rank, and the transposition table keys on it.
 
-use crate::rules::Position;
-#[cfg(test)]
-use crate::rules::Side;
+use crate::rules::{Position, Side};
 
 /// Ranks boards of `m` pits a side holding at most `total` seeds.
 #[derive(Clone, Debug)]
@@ -159,7 +157,6 @@ impl Encoder {
 }
 
 /// Seeds on the board (both rows).
-#[cfg(test)]
 pub(crate) fn board_seeds(pos: &Position) -> u32 {
     pos.row_sum(Side::South) + pos.row_sum(Side::North)
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::endgame::Endgame;
-use super::key::Encoder;
+use super::key::{Encoder, board_seeds};
 use super::order::{Child, expand, order};
 use super::table::{NO_MOVE, Table};
 use crate::rules::{Leftover, Position};
@@ -301,8 +301,8 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
                 searched += 1;
-                let (a, b) = k.window((alpha, beta));
-                let v = k.through(self.node(&k.pos, k.pie, k.key, k.seeds, a, b));
+                let (ca, cb) = k.window((alpha, beta));
+                let v = k.through(self.node(&k.pos, k.pie, k.key, k.seeds, ca, cb));
                 if self.aborted {
                     break;
                 }
@@ -370,8 +370,8 @@ impl<'a> Searcher<'a> {
                 k.hi
             } else {
                 let mut s = Searcher::new(cx, deadline).cancelled_by(flags);
-                let (a, b) = k.window((alpha, beta));
-                let r = s.node(&k.pos, k.pie, k.key, k.seeds, a, b);
+                let (ca, cb) = k.window((alpha, beta));
+                let r = s.node(&k.pos, k.pie, k.key, k.seeds, ca, cb);
                 s.flush();
                 work.fetch_add(s.nodes, Ordering::Relaxed);
                 if s.aborted {
@@ -406,7 +406,7 @@ impl<'a> Searcher<'a> {
     /// depth would pass a budget that grows with the seeds on the board, or until nothing is
     /// left to look at. It proves nothing.
     pub fn guess(&mut self, pos: &Position, pie: u8) -> i32 {
-        let (_, _, b) = self.cx.enc.key(pos, pie);
+        let b = board_seeds(pos);
         // Full analyses take about 1.3x the nodes per extra seed; the guess takes a small share.
         let budget = (4u64 << (b / 3).min(40)).min(GUESS_MAX_NODES);
         let start = self.nodes;
@@ -470,8 +470,8 @@ impl<'a> Searcher<'a> {
             let v = if k.over {
                 k.through(terminal_gain(&k.pos))
             } else {
-                let (a, b) = k.window((alpha, beta));
-                k.through(self.estimate(&k.pos, k.pie, depth - 1, a, b))
+                let (ca, cb) = k.window((alpha, beta));
+                k.through(self.estimate(&k.pos, k.pie, depth - 1, ca, cb))
             };
             if v > best {
                 best = v;
