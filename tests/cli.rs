@@ -180,3 +180,52 @@ fn bench_rules_prints_steps_per_sec() {
     ]);
     assert!(v["steps_per_sec"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn solve_keeps_its_table_in_a_file_and_refuses_a_damaged_one() {
+    let dir = std::env::temp_dir().join(format!("kalaha-cli-table-{}", std::process::id()));
+    let file = dir.join("k43.ktt");
+    let f = file.to_str().unwrap();
+    let args = [
+        "solve",
+        "--pits",
+        "4",
+        "--seeds",
+        "3",
+        "--db-seeds",
+        "0",
+        "--memory",
+        "4",
+        "--table",
+        f,
+        "--json",
+    ];
+    let first = json(&args);
+    assert_eq!(first["table_loaded"], 0);
+    let saved = first["table_saved"].as_u64().unwrap();
+    assert!(saved > 0);
+    let second = json(&args);
+    assert_eq!(second["table_loaded"].as_u64(), Some(saved));
+    assert_eq!(second["moves"], first["moves"]);
+    assert!(second["nodes"].as_u64().unwrap() * 10 < first["nodes"].as_u64().unwrap());
+    let other = [
+        "solve",
+        "--pits",
+        "4",
+        "--seeds",
+        "2",
+        "--db-seeds",
+        "0",
+        "--memory",
+        "4",
+        "--table",
+        f,
+    ];
+    refused(&other, "holds a table for Kalah(4,3)");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    refused(&args, "damaged");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -35,6 +35,11 @@ pub struct SolveArgs {
     /// Stop once the value and one best move are proven (the other moves get bounds only).
     #[arg(long)]
     value_only: bool,
+    /// Keep the transposition table in this file: read first if it is there, written back when
+    /// the solve ends (also when stopped by --time-limit or Ctrl-C), so that a long solve can be
+    /// taken up again where it stopped. About as large as the table (most of --memory).
+    #[arg(long, value_name = "FILE")]
+    table: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -55,6 +60,10 @@ struct SolveJson {
     db_seeds: u32,
     db: Option<String>,
     memory_mb: f64,
+    /// Entries in use read from `--table` (null without one, 0 for a new file).
+    table_loaded: Option<u64>,
+    /// Entries in use written to `--table`.
+    table_saved: Option<u64>,
 }
 
 fn signed(v: i32) -> String {
@@ -83,6 +92,14 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
     spinner.set_message("loading or building the endgame database");
     spinner.enable_steady_tick(Duration::from_millis(200));
     let solver = Arc::new(Solver::new(pos.rules(), &config)?);
+    let table_loaded = match &a.table {
+        Some(path) if path.exists() => {
+            spinner.set_message(format!("loading the table {}", path.display()));
+            Some(solver.load_table(path)?)
+        }
+        Some(_) => Some(0),
+        None => None,
+    };
     let setup = started.elapsed().as_secs_f64();
     let progress = Arc::new(Progress::default());
     {
@@ -121,7 +138,38 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
         };
         solver.analyse_with(&pos, limit, detail, Some(&progress))
     });
+    // The result is printed even if the table cannot be saved; the error then ends the command.
+    let saved = a.table.as_ref().map(|path| {
+        spinner.set_message(format!("saving the table to {}", path.display()));
+        solver.save_table(path)
+    });
     spinner.finish_and_clear();
+    let table_saved = saved.as_ref().and_then(|r| r.as_ref().ok().copied());
+    print_solve(
+        &a,
+        &pos,
+        &solver,
+        &analysis,
+        setup,
+        table_loaded,
+        table_saved,
+    )?;
+    match saved {
+        Some(Err(e)) => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// Prints what `kalaha solve` found.
+fn print_solve(
+    a: &SolveArgs,
+    pos: &crate::rules::Position,
+    solver: &Solver,
+    analysis: &Analysis,
+    setup: f64,
+    table_loaded: Option<u64>,
+    table_saved: Option<u64>,
+) -> anyhow::Result<()> {
     let me = pos.to_move();
     if a.json {
         return emit_json(&SolveJson {
@@ -141,6 +189,8 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
             db_seeds: solver.db_seeds(),
             db: solver.db_source().map(|s| s.to_string()),
             memory_mb: solver.memory_bytes() as f64 / (1 << 20) as f64,
+            table_loaded,
+            table_saved,
         });
     }
     let mut s = format!("{}\nposition: {pos}\n", pos.rules().describe());
@@ -183,6 +233,13 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
         analysis.nodes as f64 / analysis.seconds.max(1e-9) / 1e6,
         solver.memory_bytes() as f64 / (1 << 20) as f64
     );
+    if let (Some(path), Some(loaded)) = (&a.table, table_loaded) {
+        s += &format!(
+            "table {}: {loaded} entries read, {} written\n",
+            path.display(),
+            table_saved.map_or("none".to_string(), |n| n.to_string())
+        );
+    }
     emit(&s)
 }
 

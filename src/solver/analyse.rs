@@ -312,6 +312,21 @@ impl Solver {
         self.cx.stop.store(false, Ordering::Relaxed);
     }
 
+    /// Writes the transposition table to `path` (through a temporary file and a rename), so that
+    /// a later solver for the same game can go on from what this one proved; returns the entries
+    /// in use. Call it between analyses, not during one.
+    pub fn save_table(&self, path: &std::path::Path) -> Result<u64, super::TableFileError> {
+        let tt = self.cx.tt.as_ref().ok_or(super::TableFileError::NoTable)?;
+        super::tablefile::save(tt, &self.rules, path)
+    }
+
+    /// Adds what a table saved by [`Solver::save_table`] for the same game proved (any table
+    /// size); returns the entries in use in the file. Call it between analyses.
+    pub fn load_table(&self, path: &std::path::Path) -> Result<u64, super::TableFileError> {
+        let tt = self.cx.tt.as_ref().ok_or(super::TableFileError::NoTable)?;
+        super::tablefile::load(tt, &self.rules, path)
+    }
+
     /// Forgets everything the transposition table learned.
     pub fn clear_table(&self) {
         if let Some(tt) = &self.cx.tt {

@@ -7,6 +7,7 @@
 //! - [`order`]: move generation and ordering.
 //! - [`endgame`]: the endgame database of every board with few seeds, built by retrograde
 //!   analysis and cached on disk.
+//! - [`tablefile`]: the transposition table saved to disk and loaded again, to resume a solve.
 //! - [`search`]: alpha-beta over gains, driven to the exact value by null-window tests.
 //! - [`analyse`]: the [`Solver`]: set-up within a memory budget, all move values, time limits,
 //!   and batches judged in parallel.
@@ -19,6 +20,7 @@ mod mem;
 mod order;
 mod search;
 mod table;
+pub mod tablefile;
 
 #[cfg(test)]
 mod tests;
@@ -28,3 +30,4 @@ pub use analyse::{
     SolverError, move_json,
 };
 pub use endgame::{DbSource, Endgame, default_cache_dir};
+pub use tablefile::TableFileError;

@@ -100,7 +100,12 @@ impl Table {
 
     #[inline(always)]
     fn locate(&self, key: u64) -> (&[AtomicU64], u64) {
-        let h = self.mix(key);
+        self.locate_hashed(self.mix(key))
+    }
+
+    /// The bucket and tag of a scrambled key.
+    #[inline(always)]
+    fn locate_hashed(&self, h: u64) -> (&[AtomicU64], u64) {
         let at = self.first + (h & ((1u64 << self.bucket_bits) - 1)) as usize * WAYS;
         let bucket = &self.slots[at..at + WAYS];
         let tag = (h >> self.bucket_bits) & ((1u64 << (64 - DATA_BITS)) - 1);
@@ -145,8 +150,14 @@ impl Table {
     /// Records that the gain of `key` lies in `lower..=upper`, with the best move and the nodes
     /// the search took. Bounds must lie in `-255..=255`.
     #[inline]
-    pub fn store(&self, key: u64, mut lower: i32, mut upper: i32, best: u8, nodes: u64) {
-        let (bucket, tag) = self.locate(key);
+    pub fn store(&self, key: u64, lower: i32, upper: i32, best: u8, nodes: u64) {
+        self.store_hashed(self.mix(key), lower, upper, best, nodes);
+    }
+
+    /// [`Table::store`] for a scrambled key.
+    #[inline]
+    fn store_hashed(&self, h: u64, mut lower: i32, mut upper: i32, best: u8, nodes: u64) {
+        let (bucket, tag) = self.locate_hashed(h);
         let work = ((64 - nodes.leading_zeros()) / 2).min(15) as u64;
         let mut victim = 0;
         let mut victim_work = u64::MAX;
@@ -180,6 +191,58 @@ impl Table {
             | (((upper + 255) as u64 & 511) << 9)
             | ((lower + 255) as u64 & 511);
         bucket[victim].store(e, Ordering::Relaxed);
+    }
+
+    /// Whether a raw entry is in use.
+    pub fn in_use(e: u64) -> bool {
+        e & VALID != 0
+    }
+
+    /// Entries held (in use or not).
+    pub fn len(&self) -> usize {
+        self.buckets * WAYS
+    }
+
+    /// Buckets, as a power of two.
+    pub fn bucket_bits(&self) -> u32 {
+        self.bucket_bits
+    }
+
+    /// Bits of the keys the table is for.
+    pub fn key_bits(&self) -> u32 {
+        self.key_bits
+    }
+
+    /// The raw entries `at..at + out.len()` (for saving the table).
+    pub fn read_raw(&self, at: usize, out: &mut [u64]) {
+        for (o, slot) in out.iter_mut().zip(&self.slots[self.first + at..]) {
+            *o = slot.load(Ordering::Relaxed);
+        }
+    }
+
+    /// Whether raw entries of a table of `2^bucket_bits` buckets, for keys of the same bits as
+    /// this table's, can be moved into this table (their whole scrambled key is known).
+    pub fn can_take(&self, bucket_bits: u32) -> bool {
+        bucket_bits == self.bucket_bits || self.key_bits <= bucket_bits + (64 - DATA_BITS)
+    }
+
+    /// Adds the raw entry `e`, found at index `at` of a table of `2^bucket_bits` buckets for the
+    /// same keys, as [`Table::store`] would (bounds merged with any entry of the same key).
+    /// Precondition: [`Table::can_take`] of `bucket_bits`.
+    pub fn put_raw(&self, at: usize, bucket_bits: u32, e: u64) {
+        if e & VALID == 0 {
+            return;
+        }
+        let bucket = (at / WAYS) as u64;
+        let h = ((e >> DATA_BITS) << bucket_bits) | bucket;
+        let work = (e >> 22) & 15;
+        self.store_hashed(
+            h & self.key_mask,
+            (e & 511) as i32 - 255,
+            ((e >> 9) & 511) as i32 - 255,
+            ((e >> 18) & 15) as u8,
+            1 << (2 * work),
+        );
     }
 
     /// Empties every entry.
@@ -218,6 +281,47 @@ mod tests {
         );
         t.store(7, -255, -255, NO_MOVE, 1);
         assert_eq!(t.probe(7).map(|h| (h.lower, h.upper)), Some((-255, -255)));
+    }
+
+    #[test]
+    fn raw_entries_move_into_a_table_of_another_size() {
+        let big = Table::new(1 << 16, 30).unwrap();
+        let keys: Vec<u64> = (0..500u64).map(|k| k * 2_654_435_761 % (1 << 30)).collect();
+        for (i, &k) in keys.iter().enumerate() {
+            big.store(
+                k,
+                -(i as i32 % 50),
+                i as i32 % 60,
+                (i % 6) as u8,
+                1 << (i % 20),
+            );
+        }
+        let mut raw = vec![0u64; big.len()];
+        big.read_raw(0, &mut raw);
+        for bits in [
+            big.bucket_bits(),
+            big.bucket_bits() - 3,
+            big.bucket_bits() + 1,
+        ] {
+            let t = Table::new((1 << bits) * WAYS * ENTRY_BYTES, 30).unwrap();
+            assert!(t.can_take(big.bucket_bits()));
+            for (at, &e) in raw.iter().enumerate() {
+                t.put_raw(at, big.bucket_bits(), e);
+            }
+            let mut kept = 0;
+            for &k in &keys {
+                if let Some(h) = t.probe(k) {
+                    assert_eq!(Some(h), big.probe(k), "key {k} moved with other bounds");
+                    kept += 1;
+                }
+            }
+            // A table as large or larger keeps everything; a smaller one what fits.
+            if bits >= big.bucket_bits() {
+                assert_eq!(kept, keys.len());
+            } else {
+                assert!(kept > 0 && kept <= t.len());
+            }
+        }
     }
 
     #[test]

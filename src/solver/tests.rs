@@ -363,3 +363,76 @@ fn splitting_the_search_between_threads_never_changes_an_answer() {
         assert_eq!(a.value(), b.value(), "{rules:?} {cfg:?}");
     }
 }
+
+#[test]
+fn a_saved_table_takes_a_solve_up_where_it_stopped_and_damage_is_refused() {
+    use super::TableFileError;
+    let rules = Rules::new(4, 3).unwrap();
+    let start = Position::start(&rules);
+    let dir = std::env::temp_dir().join(format!("kalaha-table-test-{}", std::process::id()));
+    let path = dir.join("k43.ktt");
+    let small = SolverConfig {
+        memory_mb: 4,
+        ..config(DbSize::Off, true, true)
+    };
+    let first = Solver::new(&rules, &small).unwrap();
+    let fresh = first.analyse(&start);
+    assert!(fresh.complete());
+    let used = first.save_table(&path).unwrap();
+    assert!(used > 0);
+
+    // Into a table of the same size and of another size: the same answers, from the table.
+    for memory_mb in [4, 16, 2] {
+        let cfg = SolverConfig {
+            memory_mb,
+            ..small.clone()
+        };
+        let s = Solver::new(&rules, &cfg).unwrap();
+        assert_eq!(s.load_table(&path).unwrap(), used);
+        let again = s.analyse(&start);
+        assert_eq!(again.moves, fresh.moves, "{memory_mb} MiB");
+        assert_eq!(again.value(), fresh.value());
+        if memory_mb >= 4 {
+            assert!(
+                again.nodes * 10 < fresh.nodes,
+                "{memory_mb} MiB: {} nodes against {} fresh",
+                again.nodes,
+                fresh.nodes
+            );
+        }
+    }
+
+    // Another game's solver refuses the file.
+    let other = Solver::new(&Rules::new(4, 4).unwrap(), &small).unwrap();
+    assert!(matches!(
+        other.load_table(&path),
+        Err(TableFileError::OtherGame { .. })
+    ));
+
+    // One byte changed in the payload: refused, and nothing of it is used.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let s = Solver::new(&rules, &small).unwrap();
+    assert!(matches!(
+        s.load_table(&path),
+        Err(TableFileError::Checksum(_))
+    ));
+    let after = s.analyse(&start);
+    assert_eq!(after.moves, fresh.moves);
+    assert!(
+        after.nodes * 2 > fresh.nodes,
+        "nothing of a damaged file is kept: {} nodes against {} fresh",
+        after.nodes,
+        fresh.nodes
+    );
+
+    // Cut short: refused with the sizes.
+    std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
+    assert!(matches!(
+        s.load_table(&path),
+        Err(TableFileError::Length { .. })
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+}
