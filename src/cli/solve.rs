@@ -64,6 +64,8 @@ struct SolveJson {
     table_loaded: Option<u64>,
     /// Entries in use written to `--table`.
     table_saved: Option<u64>,
+    /// Seconds spent reading and writing `--table`.
+    table_seconds: Option<f64>,
 }
 
 fn signed(v: i32) -> String {
@@ -92,6 +94,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
     spinner.set_message("loading or building the endgame database");
     spinner.enable_steady_tick(Duration::from_millis(200));
     let solver = Arc::new(Solver::new(pos.rules(), &config)?);
+    let setup = started.elapsed().as_secs_f64();
     let table_loaded = match &a.table {
         Some(path) if path.exists() => {
             spinner.set_message(format!("loading the table {}", path.display()));
@@ -100,7 +103,7 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
         Some(_) => Some(0),
         None => None,
     };
-    let setup = started.elapsed().as_secs_f64();
+    let table_read = started.elapsed().as_secs_f64() - setup;
     let progress = Arc::new(Progress::default());
     {
         let solver = Arc::clone(&solver);
@@ -139,25 +142,29 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
         solver.analyse_with(&pos, limit, detail, Some(&progress))
     });
     // The result is printed even if the table cannot be saved; the error then ends the command.
+    let saving = Instant::now();
     let saved = a.table.as_ref().map(|path| {
         spinner.set_message(format!("saving the table to {}", path.display()));
         solver.save_table(path)
     });
     spinner.finish_and_clear();
-    let table_saved = saved.as_ref().and_then(|r| r.as_ref().ok().copied());
-    print_solve(
-        &a,
-        &pos,
-        &solver,
-        &analysis,
-        setup,
-        table_loaded,
-        table_saved,
-    )?;
+    let table = TableIo {
+        loaded: table_loaded,
+        saved: saved.as_ref().and_then(|r| r.as_ref().ok().copied()),
+        seconds: table_read + saving.elapsed().as_secs_f64(),
+    };
+    print_solve(&a, &pos, &solver, &analysis, setup, &table)?;
     match saved {
         Some(Err(e)) => Err(e.into()),
         _ => Ok(()),
     }
+}
+
+/// What `kalaha solve --table` read and wrote: entries in use, and the seconds both took.
+struct TableIo {
+    loaded: Option<u64>,
+    saved: Option<u64>,
+    seconds: f64,
 }
 
 /// Prints what `kalaha solve` found.
@@ -167,8 +174,7 @@ fn print_solve(
     solver: &Solver,
     analysis: &Analysis,
     setup: f64,
-    table_loaded: Option<u64>,
-    table_saved: Option<u64>,
+    table: &TableIo,
 ) -> anyhow::Result<()> {
     let me = pos.to_move();
     if a.json {
@@ -189,8 +195,9 @@ fn print_solve(
             db_seeds: solver.db_seeds(),
             db: solver.db_source().map(|s| s.to_string()),
             memory_mb: solver.memory_bytes() as f64 / (1 << 20) as f64,
-            table_loaded,
-            table_saved,
+            table_loaded: table.loaded,
+            table_saved: table.saved,
+            table_seconds: table.loaded.map(|_| table.seconds),
         });
     }
     let mut s = format!("{}\nposition: {pos}\n", pos.rules().describe());
@@ -233,11 +240,12 @@ fn print_solve(
         analysis.nodes as f64 / analysis.seconds.max(1e-9) / 1e6,
         solver.memory_bytes() as f64 / (1 << 20) as f64
     );
-    if let (Some(path), Some(loaded)) = (&a.table, table_loaded) {
+    if let (Some(path), Some(loaded)) = (&a.table, table.loaded) {
         s += &format!(
-            "table {}: {loaded} entries read, {} written\n",
+            "table {}: {loaded} entries read, {} written ({:.1} s)\n",
             path.display(),
-            table_saved.map_or("none".to_string(), |n| n.to_string())
+            table.saved.map_or("none".to_string(), |n| n.to_string()),
+            table.seconds
         );
     }
     emit(&s)
