@@ -107,8 +107,15 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
     let progress = Arc::new(Progress::default());
     {
         let solver = Arc::clone(&solver);
-        // A second Ctrl-C ends the process as usual.
-        let _ = ctrlc::set_handler(move || solver.stop());
+        // The first Ctrl-C stops the search (the bounds are printed and the table saved); a
+        // second ends the process at once (a table file being written is left as it was).
+        let pressed = std::sync::atomic::AtomicBool::new(false);
+        let _ = ctrlc::set_handler(move || {
+            if pressed.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+            solver.stop();
+        });
     }
     let done = std::sync::atomic::AtomicBool::new(false);
     let analysis: Analysis = std::thread::scope(|s| {
