@@ -61,14 +61,18 @@ pub enum TableFileError {
         wanted: String,
     },
     /// The file is shorter or longer than its header says.
-    #[error("{path} has {found} bytes where its header calls for {expected}: cut short?")]
+    #[error(
+        "{path} has {found} bytes where its header calls for {expected} (cut short?); remove it to start afresh"
+    )]
     Length {
         path: PathBuf,
         found: u64,
         expected: u64,
     },
     /// The contents do not match the checksum.
-    #[error("{0} is damaged (checksum mismatch); nothing of it was kept")]
+    #[error(
+        "{0} is damaged (checksum mismatch): nothing of it was used; remove it to start afresh"
+    )]
     Checksum(PathBuf),
     /// The saved table cannot be moved into a table of this size.
     #[error(
