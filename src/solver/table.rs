@@ -230,7 +230,7 @@ impl Table {
     /// same keys, as [`Table::store`] would (bounds merged with any entry of the same key).
     /// Precondition: [`Table::can_take`] of `bucket_bits`.
     pub fn put_raw(&self, at: usize, bucket_bits: u32, e: u64) {
-        if e & VALID == 0 {
+        if !Table::in_use(e) {
             return;
         }
         let bucket = (at / WAYS) as u64;
