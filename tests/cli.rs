@@ -227,5 +227,9 @@ fn solve_keeps_its_table_in_a_file_and_refuses_a_damaged_one() {
     bytes[last] ^= 1;
     std::fs::write(&file, &bytes).unwrap();
     refused(&args, "damaged");
+    // A file of the first format (buckets of four, a power of two of them) is named as such.
+    bytes[8] = 1;
+    std::fs::write(&file, &bytes).unwrap();
+    refused(&args, "format version 1");
     let _ = std::fs::remove_dir_all(&dir);
 }

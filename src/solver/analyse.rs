@@ -15,7 +15,7 @@ use super::order::{Child, expand};
 use super::search::{
     Context, Searcher, gain_reach, in_order, keeps_parity, mtd_drive, terminal_gain, window_search,
 };
-use super::table::{ENTRY_BYTES, Table};
+use super::table::{ENTRY_BYTES, Table, WAYS};
 use crate::rules::{Move, Position, Rules};
 
 /// How large an endgame database to use.
@@ -33,7 +33,8 @@ pub enum DbSize {
 /// How a [`Solver`] is set up.
 #[derive(Clone, Debug)]
 pub struct SolverConfig {
-    /// Memory for the transposition table and the endgame database together, in MiB.
+    /// Memory for the transposition table and the endgame database together, in MiB (the table
+    /// takes what the database leaves, up to a size that suits the game: 1 GiB for Kalah(6,4)).
     pub memory_mb: usize,
     /// Endgame database size.
     pub db: DbSize,
@@ -215,6 +216,26 @@ pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
         .last()
 }
 
+/// Boards with at most this many seeds more than the database covers skip the transposition
+/// table: their subtrees are small and found there again only about one time in thirty, and
+/// leaving them out saves a random memory access for each of their moves (Kalah(6,5) six moves
+/// in: 12 % more nodes, 15 % less time a node, about 6 % less time in all).
+const TT_SKIP_SEEDS: i32 = 1;
+
+/// The largest transposition table worth having for a game of `total` seeds: 1 GiB for 48 seeds
+/// (Kalah(6,4)), twice as much for each 6 seeds more, half for each 6 fewer. Every lookup in a
+/// larger table is slower (more of its pages miss the address translation caches), and a game
+/// that does not fill it gains nothing: Kalah(6,4) with a 2 GiB table searched the same nodes
+/// 15-30 % slower than with 1 GiB.
+pub(crate) fn table_cap(total: u32) -> u128 {
+    let steps = (total as i32 - 48).div_euclid(6).clamp(-10, 10);
+    if steps >= 0 {
+        (1u128 << 30) << steps
+    } else {
+        (1u128 << 30) >> -steps
+    }
+}
+
 impl Solver {
     /// Sets up a solver for `rules`, loading or building its endgame database.
     pub fn new(rules: &Rules, config: &SolverConfig) -> Result<Solver, SolverError> {
@@ -251,7 +272,9 @@ impl Solver {
         let db_bytes = db.as_ref().map_or(0, |d| d.bytes()) as u128;
         let enc = Encoder::new(m, total);
         let tt = if config.transposition {
-            let bytes = (budget - db_bytes.min(budget)).max(ENTRY_BYTES as u128 * 4) as usize;
+            let bytes = (budget - db_bytes.min(budget))
+                .min(table_cap(total))
+                .max(ENTRY_BYTES as u128 * WAYS as u128) as usize;
             Some(Table::new(bytes, enc.key_bits()).ok_or(SolverError::Alloc(bytes >> 20))?)
         } else {
             None
@@ -260,6 +283,10 @@ impl Solver {
             rules: *rules,
             cx: Context {
                 db_seeds: db.as_ref().map_or(0, |d| d.max_seeds()),
+                tt_seeds: db
+                    .as_ref()
+                    .map_or(0, |d| d.max_seeds() as i32 + TT_SKIP_SEEDS)
+                    + 1,
                 enc,
                 tt,
                 db,

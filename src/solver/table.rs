@@ -1,12 +1,14 @@
 //! The transposition table: proven lower and upper bounds on a position's gain, shared by threads.
 //!
 //! Each entry is one `u64` written and read atomically, so threads share the table without locks
-//! and a reader never sees half an entry. Entries sit in buckets of four (32 bytes, one cache line
-//! at most); a store replaces the entry of its key, else the one with the least search work.
+//! and a reader never sees half an entry. Entries sit in buckets of eight (64 bytes, one cache
+//! line); a store replaces the entry of its key, else the one with the least search work.
 //!
 //! Keys (see [`super::key`]) take `key_bits` bits. They are scrambled by a bijection of that many
-//! bits; the low bits pick the bucket and the rest are kept as the tag, so with exact keys a hit is
-//! never a different position. Entry layout, low bit first:
+//! bits; the high bits pick the bucket (any number of buckets, so the table fills its memory
+//! budget) and the low bits are kept as the tag. A bucket holds the scrambled keys of one interval,
+//! so while the intervals are no longer than the tags can tell apart, a hit is never a different
+//! position. Entry layout, low bit first:
 //!
 //! | bits | field |
 //! | --- | --- |
@@ -15,7 +17,7 @@
 //! | 18..22 | best move: pit index 0..14, 15 for swap or none |
 //! | 22..26 | search work, about log4 of the nodes below |
 //! | 26 | 1: the entry is in use |
-//! | 27..64 | tag (37 bits; longer tags are cut, which only very large boards with tiny tables need) |
+//! | 27..64 | tag (the scrambled key's low 37 bits; exact unless keys have more bits than 37 plus log2 of the buckets, which only very large boards with tiny tables need) |
 //!
 //! Every stored bound is true whatever window found it, so entries written by any thread, in any
 //! order, never make an answer wrong; a store intersects the new bounds with those already held.
@@ -26,8 +28,11 @@ use super::mem::ZeroBuf;
 
 /// Bytes of one entry.
 pub(crate) const ENTRY_BYTES: usize = 8;
-const WAYS: usize = 4;
+/// Entries in a bucket.
+pub(crate) const WAYS: usize = 8;
 const DATA_BITS: u32 = 27;
+const TAG_BITS: u32 = 64 - DATA_BITS;
+const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
 const VALID: u64 = 1 << 26;
 
 /// The best-move field for "no move known".
@@ -46,26 +51,21 @@ pub(crate) struct Hit {
 
 /// A lock-free table of bounds.
 pub(crate) struct Table {
-    /// Buckets of [`WAYS`] entries from index `first` on, each 32-byte aligned.
+    /// Buckets of [`WAYS`] entries, each 64-byte aligned.
     slots: ZeroBuf<AtomicU64>,
-    first: usize,
     buckets: usize,
-    bucket_bits: u32,
     key_bits: u32,
     key_mask: u64,
 }
 
 impl Table {
-    /// A table of at most `bytes` bytes (a power of two buckets, at least one) for keys of
-    /// `key_bits` bits; `None` if the memory cannot be had.
+    /// A table of at most `bytes` bytes (at least one bucket) for keys of `key_bits` bits;
+    /// `None` if the memory cannot be had.
     pub fn new(bytes: usize, key_bits: u32) -> Option<Table> {
-        let wanted = (bytes / (WAYS * ENTRY_BYTES)).max(1);
-        let bucket_bits = usize::BITS - 1 - wanted.leading_zeros();
-        let count = 1usize << bucket_bits;
+        let count = (bytes / (WAYS * ENTRY_BYTES)).max(1);
         // Zeroed memory is all empty entries; the system hands it out page by page as the search
         // touches it (huge pages where it can), so a large table costs nothing up front.
         let slots = ZeroBuf::<AtomicU64>::new(count * WAYS)?;
-        let first = 0;
         let key_mask = if key_bits >= 64 {
             u64::MAX
         } else {
@@ -73,9 +73,7 @@ impl Table {
         };
         Some(Table {
             slots,
-            first,
             buckets: count,
-            bucket_bits,
             key_bits: key_bits.min(64),
             key_mask,
         })
@@ -103,13 +101,18 @@ impl Table {
         self.locate_hashed(self.mix(key))
     }
 
+    /// The bucket index of a scrambled key in a table of `buckets` buckets for keys of
+    /// `key_bits` bits: the keys in `0..2^key_bits` cut into `buckets` intervals.
+    #[inline(always)]
+    fn bucket_index(h: u64, buckets: usize, key_bits: u32) -> usize {
+        ((h as u128 * buckets as u128) >> key_bits) as usize
+    }
+
     /// The bucket and tag of a scrambled key.
     #[inline(always)]
     fn locate_hashed(&self, h: u64) -> (&[AtomicU64], u64) {
-        let at = self.first + (h & ((1u64 << self.bucket_bits) - 1)) as usize * WAYS;
-        let bucket = &self.slots[at..at + WAYS];
-        let tag = (h >> self.bucket_bits) & ((1u64 << (64 - DATA_BITS)) - 1);
-        (bucket, tag)
+        let at = Table::bucket_index(h, self.buckets, self.key_bits) * WAYS;
+        (&self.slots[at..at + WAYS], h & TAG_MASK)
     }
 
     /// Hints the processor to fetch the bucket of `key`.
@@ -156,9 +159,22 @@ impl Table {
 
     /// [`Table::store`] for a scrambled key.
     #[inline]
-    fn store_hashed(&self, h: u64, mut lower: i32, mut upper: i32, best: u8, nodes: u64) {
+    fn store_hashed(&self, h: u64, lower: i32, upper: i32, best: u8, nodes: u64) {
         let (bucket, tag) = self.locate_hashed(h);
         let work = ((64 - nodes.leading_zeros()) / 2).min(15) as u64;
+        Table::store_in(bucket, tag, lower, upper, best, work);
+    }
+
+    /// Stores bounds with search work `work` (0..16) under `tag` in `bucket`.
+    #[inline(always)]
+    fn store_in(
+        bucket: &[AtomicU64],
+        tag: u64,
+        mut lower: i32,
+        mut upper: i32,
+        best: u8,
+        work: u64,
+    ) {
         let mut victim = 0;
         let mut victim_work = u64::MAX;
         let mut best = best;
@@ -203,9 +219,10 @@ impl Table {
         self.buckets * WAYS
     }
 
-    /// Buckets, as a power of two.
-    pub fn bucket_bits(&self) -> u32 {
-        self.bucket_bits
+    /// Buckets.
+    #[cfg(test)]
+    pub fn buckets(&self) -> usize {
+        self.buckets
     }
 
     /// Bits of the keys the table is for.
@@ -215,34 +232,43 @@ impl Table {
 
     /// The raw entries `at..at + out.len()` (for saving the table).
     pub fn read_raw(&self, at: usize, out: &mut [u64]) {
-        for (o, slot) in out.iter_mut().zip(&self.slots[self.first + at..]) {
+        for (o, slot) in out.iter_mut().zip(&self.slots[at..]) {
             *o = slot.load(Ordering::Relaxed);
         }
     }
 
-    /// Whether raw entries of a table of `2^bucket_bits` buckets, for keys of the same bits as
-    /// this table's, can be moved into this table (their whole scrambled key is known).
-    pub fn can_take(&self, bucket_bits: u32) -> bool {
-        bucket_bits == self.bucket_bits || self.key_bits <= bucket_bits + (64 - DATA_BITS)
+    /// Whether raw entries of a table of `buckets` buckets, for keys of the same bits as this
+    /// table's, can be moved into this table (their whole scrambled key is known, or the two
+    /// tables have the same shape).
+    pub fn can_take(&self, buckets: usize) -> bool {
+        buckets == self.buckets || (1u128 << self.key_bits) <= (buckets as u128) << TAG_BITS
     }
 
-    /// Adds the raw entry `e`, found at index `at` of a table of `2^bucket_bits` buckets for the
-    /// same keys, as [`Table::store`] would (bounds merged with any entry of the same key).
-    /// Precondition: [`Table::can_take`] of `bucket_bits`.
-    pub fn put_raw(&self, at: usize, bucket_bits: u32, e: u64) {
+    /// Adds the raw entry `e`, found at index `at` of a table of `buckets` buckets for the same
+    /// keys, as [`Table::store`] would (bounds merged with any entry of the same key).
+    /// Precondition: [`Table::can_take`] of `buckets`.
+    pub fn put_raw(&self, at: usize, buckets: usize, e: u64) {
         if !Table::in_use(e) {
             return;
         }
-        let bucket = (at / WAYS) as u64;
-        let h = ((e >> DATA_BITS) << bucket_bits) | bucket;
-        let work = (e >> 22) & 15;
-        self.store_hashed(
-            h & self.key_mask,
-            (e & 511) as i32 - 255,
-            ((e >> 9) & 511) as i32 - 255,
-            ((e >> 18) & 15) as u8,
-            1 << (2 * work),
-        );
+        let b = at / WAYS;
+        let tag = e >> DATA_BITS;
+        let (lower, upper) = ((e & 511) as i32 - 255, ((e >> 9) & 511) as i32 - 255);
+        let (best, work) = (((e >> 18) & 15) as u8, (e >> 22) & 15);
+        if buckets == self.buckets {
+            let bucket = &self.slots[b * WAYS..b * WAYS + WAYS];
+            Table::store_in(bucket, tag, lower, upper, best, work);
+            return;
+        }
+        // The scrambled keys of bucket `b` are those from `ceil(b * 2^K / buckets)` on, fewer than
+        // `2^TAG_BITS` of them: the one with this tag is the first at or above that start.
+        let start = ((b as u128) << self.key_bits).div_ceil(buckets as u128) as u64;
+        let h = start + (tag.wrapping_sub(start) & TAG_MASK);
+        if h & !self.key_mask != 0 || Table::bucket_index(h, buckets, self.key_bits) != b {
+            return;
+        }
+        let (bucket, tag) = self.locate_hashed(h);
+        Table::store_in(bucket, tag, lower, upper, best, work);
     }
 
     /// Empties every entry.
@@ -298,15 +324,13 @@ mod tests {
         }
         let mut raw = vec![0u64; big.len()];
         big.read_raw(0, &mut raw);
-        for bits in [
-            big.bucket_bits(),
-            big.bucket_bits() - 3,
-            big.bucket_bits() + 1,
-        ] {
-            let t = Table::new((1 << bits) * WAYS * ENTRY_BYTES, 30).unwrap();
-            assert!(t.can_take(big.bucket_bits()));
+        let n = big.buckets();
+        for buckets in [n, n / 8, n / 3, 2 * n, 3 * n + 5] {
+            let t = Table::new(buckets * WAYS * ENTRY_BYTES, 30).unwrap();
+            assert_eq!(t.buckets(), buckets);
+            assert!(t.can_take(n));
             for (at, &e) in raw.iter().enumerate() {
-                t.put_raw(at, big.bucket_bits(), e);
+                t.put_raw(at, n, e);
             }
             let mut kept = 0;
             for &k in &keys {
@@ -316,10 +340,35 @@ mod tests {
                 }
             }
             // A table as large or larger keeps everything; a smaller one what fits.
-            if bits >= big.bucket_bits() {
+            if buckets >= n {
                 assert_eq!(kept, keys.len());
             } else {
                 assert!(kept > 0 && kept <= t.len());
+            }
+        }
+    }
+
+    #[test]
+    fn long_keys_in_a_small_table_are_told_apart() {
+        // 40-bit keys in 8 buckets: each bucket holds 2^37 scrambled keys, as many as the tags.
+        let t = Table::new(8 * WAYS * ENTRY_BYTES, 40).unwrap();
+        assert_eq!(t.buckets(), 8);
+        assert!(t.can_take(8) && !t.can_take(7) && t.can_take(9));
+        let keys: Vec<u64> = (0..3000u64)
+            .map(|i| (i * 0x9E37_79B9_7F4A_7C15) >> 24)
+            .chain((0..64).map(|i| i << 34))
+            .collect();
+        for &k in &keys {
+            t.store(k, (k % 201) as i32, (k % 201) as i32, NO_MOVE, 1);
+            assert_eq!(t.probe(k).map(|h| h.lower), Some((k % 201) as i32));
+        }
+        for &k in &keys {
+            if let Some(h) = t.probe(k) {
+                assert_eq!(
+                    h.lower,
+                    (k % 201) as i32,
+                    "key {k} read another key's entry"
+                );
             }
         }
     }

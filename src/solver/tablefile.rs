@@ -5,12 +5,12 @@
 //! by one solve is as good as the table of the solve that goes on from it. A table saved for one
 //! game (board, rule options) is refused for any other.
 //!
-//! # File format (version 1, all integers little-endian)
+//! # File format (version 2, all integers little-endian)
 //!
 //! | offset | bytes | field |
 //! | --- | --- | --- |
 //! | 0 | 8 | magic `KALAHATT` |
-//! | 8 | 4 | format version, 1 |
+//! | 8 | 4 | format version, 2 (version 1 had buckets of 4 entries, a power of two of them) |
 //! | 12 | 1 | pits per side `m` |
 //! | 13 | 1 | seeds per pit `n` |
 //! | 14 | 1 | capture: 0 standard, 1 empty, 2 off |
@@ -18,9 +18,9 @@
 //! | 16 | 1 | end: 0 immediate, 1 on-turn |
 //! | 17 | 1 | pie rule: 0 off, 1 on |
 //! | 18 | 1 | key bits |
-//! | 19 | 1 | bucket bits `k` (the table has `2^k` buckets of 4 entries) |
+//! | 19 | 1 | entries in a bucket, 8 |
 //! | 20 | 4 | reserved, 0 |
-//! | 24 | 8 | entries, `4 * 2^k` |
+//! | 24 | 8 | entries (a multiple of 8: the buckets one after another) |
 //! | 32 | 8 | checksum ([`super::endgame::checksum`]) of bytes 0..32, then of the payload in parts of [`PART`] bytes |
 //! | 40 | 8 per entry | payload: the raw entries ([`super::table`]) |
 //!
@@ -31,11 +31,11 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::endgame::{Checksum, code_capture, code_end, code_leftover};
-use super::table::Table;
+use super::table::{Table, WAYS};
 use crate::rules::Rules;
 
 const MAGIC: &[u8; 8] = b"KALAHATT";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 const HEADER: usize = 40;
 /// Bytes of one checksummed part of the payload.
 pub const PART: usize = 1 << 20;
@@ -53,6 +53,11 @@ pub enum TableFileError {
     /// Not a table file, or one of another format version.
     #[error("{0} is not a kalaha table file of format version {VERSION}")]
     Format(PathBuf),
+    /// A table file of another format version.
+    #[error(
+        "{path} is a table file of format version {found}; this kalaha reads version {VERSION}: remove it to start afresh"
+    )]
+    Version { path: PathBuf, found: u32 },
     /// Saved for another board or other rule options.
     #[error("{path} holds a table for {saved}, not for {wanted}")]
     OtherGame {
@@ -98,7 +103,7 @@ fn game_bytes(rules: &Rules, tt: &Table) -> [u8; 8] {
         code_end(rules.end),
         rules.pie as u8,
         tt.key_bits() as u8,
-        tt.bucket_bits() as u8,
+        WAYS as u8,
     ]
 }
 
@@ -184,11 +189,18 @@ pub(crate) fn load(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
     if len < HEADER as u64 || file.read_exact(&mut head).is_err() || &head[..8] != MAGIC {
         return Err(TableFileError::Format(path.to_path_buf()));
     }
-    if head[8..12] != VERSION.to_le_bytes() {
-        return Err(TableFileError::Format(path.to_path_buf()));
+    let version = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        return Err(TableFileError::Version {
+            path: path.to_path_buf(),
+            found: version,
+        });
     }
     let ours = game_bytes(rules, tt);
-    // The first seven bytes name the game and its keys; the bucket bits may differ.
+    if head[19] != ours[7] {
+        return Err(TableFileError::Format(path.to_path_buf()));
+    }
+    // The first seven bytes name the game and its keys; the number of buckets may differ.
     if head[12..19] != ours[..7] {
         return Err(TableFileError::OtherGame {
             path: path.to_path_buf(),
@@ -196,11 +208,11 @@ pub(crate) fn load(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
             wanted: describe(&ours[..6]),
         });
     }
-    let bucket_bits = head[19] as u32;
     let entries = u64::from_le_bytes(head[24..32].try_into().expect("8 bytes"));
-    if bucket_bits > 40 || entries != 4u64 << bucket_bits {
+    if entries == 0 || entries % WAYS as u64 != 0 || entries > 1 << 40 {
         return Err(TableFileError::Format(path.to_path_buf()));
     }
+    let buckets = (entries / WAYS as u64) as usize;
     let expected = HEADER as u64 + entries * 8;
     if len != expected {
         return Err(TableFileError::Length {
@@ -209,7 +221,7 @@ pub(crate) fn load(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
             expected,
         });
     }
-    if !tt.can_take(bucket_bits) {
+    if !tt.can_take(buckets) {
         return Err(TableFileError::Size {
             path: path.to_path_buf(),
             saved_mb: (entries * 8) >> 20,
@@ -230,7 +242,7 @@ pub(crate) fn load(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
             for (i, b) in bytes[..n * 8].chunks_exact(8).enumerate() {
                 let w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                 used += Table::in_use(w) as u64;
-                tt.put_raw(at + i, bucket_bits, w);
+                tt.put_raw(at + i, buckets, w);
             }
             at += n;
         }
