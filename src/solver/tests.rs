@@ -278,6 +278,25 @@ fn a_database_that_does_not_fit_the_budget_is_refused_with_the_numbers() {
 }
 
 #[test]
+fn the_table_fills_the_budget_up_to_what_the_game_needs() {
+    let table_mb = |rules: &Rules, memory_mb| {
+        let cfg = SolverConfig {
+            memory_mb,
+            ..config(DbSize::Off, true, true)
+        };
+        Solver::new(rules, &cfg).unwrap().memory_bytes() >> 20
+    };
+    // Any size within the budget (not only powers of two), at most 1 GiB for Kalah(6,4) and
+    // 64 MiB for a game of 24 seeds; twice as much for each 6 seeds more.
+    assert_eq!(table_mb(&Rules::kalah64(), 300), 300);
+    assert_eq!(table_mb(&Rules::kalah64(), 4096), 1024);
+    let small = Rules::new(4, 3).unwrap();
+    assert_eq!(table_mb(&small, 4096), 64);
+    let k65 = Rules::new(6, 5).unwrap();
+    assert_eq!(table_mb(&k65, 8192), 4096);
+}
+
+#[test]
 fn value_only_optimal_and_every_analyses_agree_with_plain_negamax() {
     use super::Detail;
     let mut rng = SmallRng::seed_from_u64(11);
