@@ -216,13 +216,6 @@ pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
         .last()
 }
 
-/// Boards with at most this many seeds more than the database covers skip the transposition
-/// table (no lookup, no store, no prefetch for moves to them). Measured both ways at one seed:
-/// at the Kalah(6,5) position six moves in, 12 % more nodes but 6 % less time (median of three
-/// pairs); on `kalaha bench solver` (every move of 200 Kalah(6,4) positions), 17 % more nodes and
-/// 3-11 % less speed. Judging speed decides: none skip.
-const TT_SKIP_SEEDS: i32 = 0;
-
 /// The largest transposition table worth having for a game of `total` seeds: 1 GiB for 48 seeds
 /// (Kalah(6,4)), twice as much for each 6 seeds more, half for each 6 fewer. Every lookup in a
 /// larger table is slower (more of its pages miss the address translation caches), and a game
@@ -284,10 +277,6 @@ impl Solver {
             rules: *rules,
             cx: Context {
                 db_seeds: db.as_ref().map_or(0, |d| d.max_seeds()),
-                tt_seeds: db
-                    .as_ref()
-                    .map_or(0, |d| d.max_seeds() as i32 + TT_SKIP_SEEDS)
-                    + 1,
                 enc,
                 tt,
                 db,

@@ -40,8 +40,6 @@ pub(crate) struct Context {
     pub db: Option<Endgame>,
     /// Boards with at most this many seeds (and no pie state) are answered by `db`.
     pub db_seeds: u32,
-    /// Positions with fewer seeds on the board are neither looked up in nor stored in the table.
-    pub tt_seeds: i32,
     /// Gains have the parity of the seeds on the board.
     pub parity: bool,
     /// Seeds in the game.
@@ -177,11 +175,7 @@ impl<'a> Searcher<'a> {
         let (mut lo, mut hi) = (-reach, reach);
         let mut remembered = NO_MOVE;
         // Pie states are few (the opening only) and their gains reach beyond the table's range.
-        let tt = if pie == 0 && b >= cx.tt_seeds {
-            cx.tt.as_ref()
-        } else {
-            None
-        };
+        let tt = if pie == 0 { cx.tt.as_ref() } else { None };
         if let Some(tt) = tt
             && let Some(h) = tt.probe(key)
         {
@@ -222,7 +216,6 @@ impl<'a> Searcher<'a> {
             } else {
                 k.key = ck;
                 if k.pie == 0
-                    && k.seeds >= cx.tt_seeds
                     && let Some(t) = cx.tt.as_ref()
                 {
                     t.prefetch(ck);
@@ -248,7 +241,6 @@ impl<'a> Searcher<'a> {
                 let r = gain_reach(k.seeds, k.pie, cx.total);
                 let (mut clo, mut chi) = (-r, r);
                 if k.pie == 0
-                    && k.seeds >= cx.tt_seeds
                     && let Some(t) = cx.tt.as_ref()
                     && let Some(h) = t.probe(k.key)
                 {

@@ -35,6 +35,30 @@ const TAG_BITS: u32 = 64 - DATA_BITS;
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
 const VALID: u64 = 1 << 26;
 
+/// The lower bound held by an entry.
+#[inline(always)]
+fn lower_of(e: u64) -> i32 {
+    (e & 511) as i32 - 255
+}
+
+/// The upper bound held by an entry.
+#[inline(always)]
+fn upper_of(e: u64) -> i32 {
+    ((e >> 9) & 511) as i32 - 255
+}
+
+/// The best move held by an entry.
+#[inline(always)]
+fn best_of(e: u64) -> u8 {
+    ((e >> 18) & 15) as u8
+}
+
+/// The search work held by an entry (0..16).
+#[inline(always)]
+fn work_of(e: u64) -> u64 {
+    (e >> 22) & 15
+}
+
 /// The best-move field for "no move known".
 pub(crate) const NO_MOVE: u8 = 15;
 
@@ -108,11 +132,17 @@ impl Table {
         ((h as u128 * buckets as u128) >> key_bits) as usize
     }
 
+    /// The entries of bucket `i`.
+    #[inline(always)]
+    fn bucket(&self, i: usize) -> &[AtomicU64] {
+        &self.slots[i * WAYS..i * WAYS + WAYS]
+    }
+
     /// The bucket and tag of a scrambled key.
     #[inline(always)]
     fn locate_hashed(&self, h: u64) -> (&[AtomicU64], u64) {
-        let at = Table::bucket_index(h, self.buckets, self.key_bits) * WAYS;
-        (&self.slots[at..at + WAYS], h & TAG_MASK)
+        let i = Table::bucket_index(h, self.buckets, self.key_bits);
+        (self.bucket(i), h & TAG_MASK)
     }
 
     /// Hints the processor to fetch the bucket of `key`.
@@ -141,9 +171,9 @@ impl Table {
             let e = slot.load(Ordering::Relaxed);
             if e & VALID != 0 && e >> DATA_BITS == tag {
                 return Some(Hit {
-                    lower: (e & 511) as i32 - 255,
-                    upper: ((e >> 9) & 511) as i32 - 255,
-                    best: ((e >> 18) & 15) as u8,
+                    lower: lower_of(e),
+                    upper: upper_of(e),
+                    best: best_of(e),
                 });
             }
         }
@@ -181,19 +211,15 @@ impl Table {
         for (i, slot) in bucket.iter().enumerate() {
             let e = slot.load(Ordering::Relaxed);
             if e & VALID != 0 && e >> DATA_BITS == tag {
-                lower = lower.max((e & 511) as i32 - 255);
-                upper = upper.min(((e >> 9) & 511) as i32 - 255);
+                lower = lower.max(lower_of(e));
+                upper = upper.min(upper_of(e));
                 if best == NO_MOVE {
-                    best = ((e >> 18) & 15) as u8;
+                    best = best_of(e);
                 }
                 victim = i;
                 break;
             }
-            let w = if e & VALID == 0 {
-                0
-            } else {
-                ((e >> 22) & 15) + 1
-            };
+            let w = if e & VALID == 0 { 0 } else { work_of(e) + 1 };
             if w < victim_work {
                 victim = i;
                 victim_work = w;
@@ -253,11 +279,9 @@ impl Table {
         }
         let b = at / WAYS;
         let tag = e >> DATA_BITS;
-        let (lower, upper) = ((e & 511) as i32 - 255, ((e >> 9) & 511) as i32 - 255);
-        let (best, work) = (((e >> 18) & 15) as u8, (e >> 22) & 15);
+        let (lower, upper, best, work) = (lower_of(e), upper_of(e), best_of(e), work_of(e));
         if buckets == self.buckets {
-            let bucket = &self.slots[b * WAYS..b * WAYS + WAYS];
-            Table::store_in(bucket, tag, lower, upper, best, work);
+            Table::store_in(self.bucket(b), tag, lower, upper, best, work);
             return;
         }
         // The scrambled keys of bucket `b` are those from `ceil(b * 2^K / buckets)` on, fewer than

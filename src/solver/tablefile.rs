@@ -50,7 +50,7 @@ pub enum TableFileError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Not a table file, or one of another format version.
+    /// Not a table file, or a header that does not make sense.
     #[error("{0} is not a kalaha table file of format version {VERSION}")]
     Format(PathBuf),
     /// A table file of another format version.
