@@ -26,7 +26,7 @@ pub struct SolveArgs {
     /// Memory budget for the transposition table and endgame database, in MiB. The table takes
     /// what the database leaves, up to a size that suits the game (1 GiB for Kalah(6,4), twice
     /// that for each 6 seeds more): a larger one only slows every lookup.
-    #[arg(long, value_name = "MB", default_value_t = 2048)]
+    #[arg(long, value_name = "MB", default_value_t = crate::solver::DEFAULT_MEMORY_MB)]
     memory: usize,
     /// Endgame database: the most seeds on the board it covers (0 for none; default: automatic).
     #[arg(long, value_name = "SEEDS")]
@@ -278,7 +278,7 @@ pub struct BenchSolverArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Memory for the transposition table and endgame database, in MiB.
-    #[arg(long, value_name = "MB", default_value_t = 2048)]
+    #[arg(long, value_name = "MB", default_value_t = crate::solver::DEFAULT_MEMORY_MB)]
     memory: usize,
     /// Endgame database: the most seeds on the board it covers (0 for none; default: automatic).
     #[arg(long, value_name = "SEEDS")]

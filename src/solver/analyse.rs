@@ -23,12 +23,17 @@ use crate::rules::{Move, Position, Rules};
 pub enum DbSize {
     /// None at all.
     Off,
-    /// The largest that fits a quarter of the memory budget and builds in a small share of a
-    /// solve of the game's start (18 seeds for Kalah(6,4), 21 for Kalah(6,5) and (6,6)).
+    /// The largest that fits two fifths of the memory budget and builds in a small share of a
+    /// solve of the game's start (18 seeds for Kalah(6,4); 24 for Kalah(6,5) and (6,6) within
+    /// the default 3 GiB).
     Auto,
     /// Every board with at most this many seeds.
     Seeds(u32),
 }
+
+/// The default memory budget, in MiB: room for Kalah(6,5)'s 24-seed database (1.25 GB) and a
+/// 2 GB table beside it; Kalah(6,4) uses 1.1 GB of it.
+pub const DEFAULT_MEMORY_MB: usize = 3072;
 
 /// How a [`Solver`] is set up.
 #[derive(Clone, Debug)]
@@ -49,7 +54,7 @@ pub struct SolverConfig {
 impl Default for SolverConfig {
     fn default() -> SolverConfig {
         SolverConfig {
-            memory_mb: 2048,
+            memory_mb: DEFAULT_MEMORY_MB,
             db: DbSize::Auto,
             cache_dir: default_cache_dir(),
             transposition: true,
@@ -201,16 +206,17 @@ pub struct Solver {
 }
 
 /// Entries a database may have for [`DbSize::Auto`] in a game of 48 seeds (Kalah(6,4)): it builds
-/// in about 5 s on two cores. Each 12 seeds more in the game allow four times as many: solves
-/// take far longer there, and each seed more in the database saves about a sixth of the nodes.
+/// in about 9 s on two cores. Each 12 seeds more in the game allow sixteen times as many: solves
+/// take far longer there, and each seed more in the database saves a fifth to a half of the
+/// nodes (Kalah(6,5) from the start: 21 seeds 8.1 G nodes, 22 seeds 3.9 G, 24 seeds 2.3 G).
 const AUTO_DB_ENTRIES: u128 = 90_000_000;
 
 /// The database size [`DbSize::Auto`] picks for `m` pits a side and `total` seeds in the game
-/// within a memory budget of `budget` bytes: the most seeds whose database fits a quarter of the
-/// budget and [`AUTO_DB_ENTRIES`], scaled by the game.
+/// within a memory budget of `budget` bytes: the most seeds whose database fits two fifths of
+/// the budget and [`AUTO_DB_ENTRIES`], scaled by the game.
 pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
-    let scale = 1u128 << (2 * total.saturating_sub(48) / 12).min(8);
-    let cap = (budget / 4).min(AUTO_DB_ENTRIES * scale);
+    let scale = 1u128 << (4 * total.saturating_sub(48) / 12).min(40);
+    let cap = (budget * 2 / 5).min(AUTO_DB_ENTRIES.saturating_mul(scale));
     (1..=total.min(endgame::MAX_DB_SEEDS))
         .take_while(|&s| endgame::entries(m, s) <= cap)
         .last()

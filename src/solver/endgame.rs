@@ -229,21 +229,35 @@ impl Builder<'_> {
     fn sow(&self, a: &mut Board, i: usize) -> (i32, bool) {
         let m = self.m;
         let len = 2 * m + 1;
-        let seeds = a[i];
+        let seeds = a[i] as usize;
         a[i] = 0;
-        let mut gain = 0;
-        let mut q = i;
-        for _ in 0..seeds {
-            q += 1;
-            if q == len {
-                q = 0;
-            }
-            match q.cmp(&m) {
-                std::cmp::Ordering::Less => a[q] += 1,
-                std::cmp::Ordering::Equal => gain += 1,
-                std::cmp::Ordering::Greater => a[q - 1] += 1,
+        // The mover's cycle: positions 0..m are the mover's pits, m the store, m + 1..len the
+        // opponent's pits (at a[p - 1]). Whole laps first, then positions i + 1 ..= i + rest.
+        let (laps, rest) = (seeds / len, seeds % len);
+        let mut gain = laps as i32;
+        if laps > 0 {
+            for x in &mut a[..2 * m] {
+                *x += laps as u8;
             }
         }
+        let end = i + rest;
+        let hi = end.min(len - 1);
+        for x in &mut a[i + 1..(hi + 1).min(m)] {
+            *x += 1;
+        }
+        if hi >= m {
+            gain += 1;
+            for x in &mut a[m..hi] {
+                *x += 1;
+            }
+        }
+        if end >= len {
+            // The rest wraps round to the mover's first pits (never as far as the store).
+            for x in &mut a[..=end - len] {
+                *x += 1;
+            }
+        }
+        let q = end % len;
         if q == m {
             return (gain, true);
         }
@@ -280,8 +294,7 @@ impl Builder<'_> {
             }
             let mut c = *a;
             gains[n] = self.sow(&mut c, i);
-            let (r, _) = self.enc.rank(c[..2 * m].iter().copied());
-            let r = r as usize;
+            let r = self.enc.rank_board(&c) as usize;
             prefetch(self.values[r..].as_ptr());
             slot_of[n] = r;
             next[n] = c;
@@ -338,8 +351,7 @@ impl Builder<'_> {
                         }
                         let mut c = *a;
                         let (gain, extra) = self.sow(&mut c, i);
-                        let (rc, _) = self.enc.rank(c[..2 * m].iter().copied());
-                        let rc = rc as usize;
+                        let rc = self.enc.rank_board(&c) as usize;
                         prefetch(self.values[rc..].as_ptr());
                         succ[ns] = (rc, j as u8, i as u8, gain as i8, extra);
                         ns += 1;

@@ -12,17 +12,30 @@
 
 use crate::rules::{Position, Side};
 
+/// Columns of the rank table: one per seed count `0..=255` (no board holds more).
+const COLS: usize = 256;
+/// Rows of the rank table: one per pit, up to 32 (the rules allow at most 15 pits a side).
+const ROWS: usize = 32;
+
 /// Ranks boards of `m` pits a side holding at most `total` seeds.
 #[derive(Clone, Debug)]
 pub(crate) struct Encoder {
     m: usize,
-    /// `table[j * (total + 1) + p] = C(p + j, j + 1)`, saturating.
-    table: Vec<u64>,
-    row: usize,
+    /// `table[j * COLS + p] = C(p + j, j + 1)`, saturating; indexes are masked into range, so
+    /// ranking needs no bounds checks.
+    table: Box<[u64; ROWS * COLS]>,
+    /// Seeds the encoder covers.
+    total: usize,
     /// Every rank fits in a `u64` with room for the pie state: keys are exact.
     exact: bool,
     /// Bits a key needs (64 when keys are hashes).
     key_bits: u32,
+}
+
+/// Index of `C(p + j, j + 1)` in [`Encoder::table`].
+#[inline(always)]
+fn cell(j: usize, p: usize) -> usize {
+    ((j & (ROWS - 1)) << 8) | (p & (COLS - 1))
 }
 
 /// `C(n, k)` as a `u128`, saturating.
@@ -47,11 +60,17 @@ pub(crate) const PIE_STATES: u64 = 3;
 impl Encoder {
     /// An encoder for boards of `m` pits a side with at most `total` seeds on the board.
     pub fn new(m: usize, total: u32) -> Encoder {
-        let row = total as usize + 1;
-        let mut table = vec![0u64; 2 * m * row];
+        assert!(
+            2 * m <= ROWS && (total as usize) < COLS,
+            "boards of at most 16 pits a side and 255 seeds"
+        );
+        let mut table: Box<[u64; ROWS * COLS]> = vec![0u64; ROWS * COLS]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a table of ROWS * COLS entries");
         for j in 0..2 * m {
-            for p in 0..row {
-                table[j * row + p] =
+            for p in 0..=total as usize {
+                table[cell(j, p)] =
                     binomial((p + j) as u64, j as u64 + 1).min(u64::MAX as u128) as u64;
             }
         }
@@ -66,7 +85,7 @@ impl Encoder {
         Encoder {
             m,
             table,
-            row,
+            total: total as usize,
             exact,
             key_bits,
         }
@@ -85,15 +104,13 @@ impl Encoder {
 
     /// Rank of the pits `pits` (a composition, the mover's row first) and the seeds they hold.
     /// Precondition: they hold at most `total` seeds.
-    #[inline(always)]
+    #[cfg(test)]
     pub fn rank(&self, pits: impl Iterator<Item = u8>) -> (u64, u32) {
         let mut p = 0usize;
         let mut r = 0u64;
-        let mut at = 0usize;
-        for c in pits {
+        for (j, c) in pits.enumerate() {
             p += c as usize;
-            r = r.wrapping_add(self.table[at + p]);
-            at += self.row;
+            r = r.wrapping_add(self.table[cell(j, p)]);
         }
         (r, p as u32)
     }
@@ -104,13 +121,48 @@ impl Encoder {
         let cells = pos.cells();
         let me = pos.to_move().index() << 4;
         let opp = me ^ 16;
-        let m = self.m;
-        self.rank(
-            cells[me..me + m]
-                .iter()
-                .chain(&cells[opp..opp + m])
-                .copied(),
-        )
+        self.rank_split(&cells[me..me + self.m], &cells[opp..opp + self.m])
+    }
+
+    /// Rank of the pits `a[..2m]` (the mover's row first).
+    #[inline(always)]
+    pub fn rank_board(&self, a: &[u8]) -> u64 {
+        self.rank_split(&a[..self.m], &a[self.m..2 * self.m]).0
+    }
+
+    /// Rank of the rows `mine` and `theirs` (`m` pits each) and the seeds in them: one unrolled
+    /// loop per board size, since ranking is the search's and the database builder's most
+    /// frequent work.
+    #[inline(always)]
+    fn rank_split(&self, mine: &[u8], theirs: &[u8]) -> (u64, u32) {
+        macro_rules! by_size {
+            ($($m:literal)*) => {
+                match self.m {
+                    $($m => self.rank_rows::<$m>(
+                        mine.try_into().expect("m pits"),
+                        theirs.try_into().expect("m pits"),
+                    ),)*
+                    _ => unreachable!("at most 15 pits a side"),
+                }
+            };
+        }
+        by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    }
+
+    /// [`Encoder::rank_split`] for `M` pits a side.
+    #[inline(always)]
+    fn rank_rows<const M: usize>(&self, mine: &[u8; M], theirs: &[u8; M]) -> (u64, u32) {
+        let mut p = 0usize;
+        let mut r = 0u64;
+        for (j, &c) in mine.iter().enumerate() {
+            p += c as usize;
+            r = r.wrapping_add(self.table[cell(j, p)]);
+        }
+        for (j, &c) in theirs.iter().enumerate() {
+            p += c as usize;
+            r = r.wrapping_add(self.table[cell(M + j, p)]);
+        }
+        (r, p as u32)
     }
 
     /// The transposition key of a position in pie state `pie` (see [`PIE_STATES`]), its rank
@@ -143,7 +195,7 @@ impl Encoder {
         let mut prefix = vec![0usize; k];
         for j in (0..k).rev() {
             // The largest P with C(P + j, j + 1) <= r.
-            let row = &self.table[j * self.row..(j + 1) * self.row];
+            let row = &self.table[cell(j, 0)..=cell(j, self.total)];
             let p = row.partition_point(|&c| c <= r) - 1;
             prefix[j] = p;
             r -= row[p];

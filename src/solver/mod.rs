@@ -26,8 +26,8 @@ pub mod tablefile;
 mod tests;
 
 pub use analyse::{
-    Analysis, DbSize, Detail, MoveValue, MoveValueJson, Progress, Solver, SolverConfig,
-    SolverError, move_json,
+    Analysis, DEFAULT_MEMORY_MB, DbSize, Detail, MoveValue, MoveValueJson, Progress, Solver,
+    SolverConfig, SolverError, move_json,
 };
 pub use endgame::{DbSource, Endgame, default_cache_dir};
 pub use tablefile::TableFileError;

@@ -26,7 +26,8 @@ pub(crate) struct Child {
     pub mv: u8,
     /// Ordering score: higher is searched first.
     pub score: i32,
-    /// Transposition key (filled in by the search).
+    /// The database rank of the position after the move, or its scrambled table key (filled in
+    /// by the search).
     pub key: u64,
     /// Bounds on the mover's gain through this move (filled in by the search).
     pub lo: i32,
@@ -89,7 +90,9 @@ fn pie_after(pie: u8, next: &Position, extra_turn: bool, over: bool) -> u8 {
     }
 }
 
-/// Plays every legal move of `pos` (not over, pie state `pie`) into `out`, cleared first.
+/// Plays every legal move of `pos` (not over, pie state `pie`) into `out`, cleared first: pits
+/// nearest the store first, the order [`order`] wants for most moves, so that it rarely has to
+/// move a child.
 #[inline]
 pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
     out.clear();
@@ -98,23 +101,30 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
     let board = pos.row_sum(me) as i32 + pos.row_sum(me.other()) as i32;
     let mut bits = pos.nonempty_pits();
     while bits != 0 {
-        let i = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        let mut next = *pos;
-        let o = next.play_index_unchecked(i);
+        let i = 15 - bits.leading_zeros() as usize;
+        bits &= !(1 << i);
+        // Played in place, in the vector's own slot, rather than copied in after.
         out.push(Child {
-            pie: pie_after(pie, &next, o.extra_turn, o.game_over),
-            pos: next,
-            delta: next.store(me) as i32 - banked,
-            seeds: board - (next.store(me) as i32 - banked),
-            same: o.extra_turn,
-            over: o.game_over,
+            pos: *pos,
+            pie: 0,
+            delta: 0,
+            seeds: 0,
+            same: false,
+            over: false,
             mv: i as u8,
             score: 0,
             key: 0,
             lo: 0,
             hi: 0,
         });
+        let k = out.last_mut().expect("just pushed");
+        let o = k.pos.play_index_unchecked(i);
+        let delta = k.pos.store(me) as i32 - banked;
+        k.pie = pie_after(pie, &k.pos, o.extra_turn, o.game_over);
+        k.delta = delta;
+        k.seeds = board - delta;
+        k.same = o.extra_turn;
+        k.over = o.game_over;
     }
     if pie == 2 {
         let (next, o) = pos

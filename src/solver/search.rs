@@ -150,10 +150,12 @@ impl<'a> Searcher<'a> {
         if let Some(v) = self.cx.probe_db(rank, b, pie) {
             return v;
         }
-        self.node(pos, pie, key, b as i32, alpha, beta)
+        let h = self.cx.tt.as_ref().map_or(key, |t| t.hash(key));
+        self.node(pos, pie, h, b as i32, alpha, beta)
     }
 
-    /// [`Searcher::search`] of a position the database does not cover, with its key and seeds.
+    /// [`Searcher::search`] of a position the database does not cover, with its scrambled key
+    /// ([`Table::hash`]) and seeds.
     fn node(
         &mut self,
         pos: &Position,
@@ -177,7 +179,7 @@ impl<'a> Searcher<'a> {
         // Pie states are few (the opening only) and their gains reach beyond the table's range.
         let tt = if pie == 0 { cx.tt.as_ref() } else { None };
         if let Some(tt) = tt
-            && let Some(h) = tt.probe(key)
+            && let Some(h) = tt.probe_hashed(key)
         {
             lo = lo.max(h.lower);
             hi = hi.min(h.upper);
@@ -213,13 +215,13 @@ impl<'a> Searcher<'a> {
                 if let Some(db) = db {
                     db.prefetch(r);
                 }
+            } else if let Some(t) = cx.tt.as_ref() {
+                k.key = t.hash(ck);
+                if k.pie == 0 {
+                    t.prefetch_hashed(k.key);
+                }
             } else {
                 k.key = ck;
-                if k.pie == 0
-                    && let Some(t) = cx.tt.as_ref()
-                {
-                    t.prefetch(ck);
-                }
             }
         }
 
@@ -232,7 +234,7 @@ impl<'a> Searcher<'a> {
         let mut open = 0;
         let mut cut = None;
         for i in 0..kids.len() {
-            let mut k = kids[i];
+            let k = &mut kids[i];
             let known = if k.over {
                 Some(terminal_gain(&k.pos))
             } else if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && db.is_some() {
@@ -242,7 +244,7 @@ impl<'a> Searcher<'a> {
                 let (mut clo, mut chi) = (-r, r);
                 if k.pie == 0
                     && let Some(t) = cx.tt.as_ref()
-                    && let Some(h) = t.probe(k.key)
+                    && let Some(h) = t.probe_hashed(k.key)
                 {
                     clo = clo.max(h.lower);
                     chi = chi.min(h.upper);
@@ -267,7 +269,9 @@ impl<'a> Searcher<'a> {
                     }
                 }
                 None => {
-                    kids[open] = k;
+                    if open != i {
+                        kids.swap(open, i);
+                    }
                     open += 1;
                 }
             }
@@ -341,7 +345,7 @@ impl<'a> Searcher<'a> {
             } else {
                 (best, best)
             };
-            tt.store(key, l, u, best_mv, self.nodes - start_nodes);
+            tt.store_hashed(key, l, u, best_mv, self.nodes - start_nodes);
         }
         best
     }

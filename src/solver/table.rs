@@ -33,7 +33,7 @@ pub(crate) const WAYS: usize = 8;
 const DATA_BITS: u32 = 27;
 const TAG_BITS: u32 = 64 - DATA_BITS;
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
-const VALID: u64 = 1 << 26;
+const VALID: u64 = 1 << (DATA_BITS - 1);
 
 /// The lower bound held by an entry.
 #[inline(always)]
@@ -80,6 +80,8 @@ pub(crate) struct Table {
     buckets: usize,
     key_bits: u32,
     key_mask: u64,
+    /// `64 - key_bits`: a scrambled key shifted up by this is a fraction of `2^64`.
+    shift: u32,
 }
 
 impl Table {
@@ -100,6 +102,7 @@ impl Table {
             buckets: count,
             key_bits: key_bits.min(64),
             key_mask,
+            shift: 64 - key_bits.min(64),
         })
     }
 
@@ -108,9 +111,10 @@ impl Table {
         self.buckets * WAYS * ENTRY_BYTES
     }
 
-    /// Scrambles a key with a bijection of `key_bits` bits.
+    /// Scrambles a key with a bijection of `key_bits` bits: what the `_hashed` methods take, so
+    /// that a caller who needs one key several times scrambles it once.
     #[inline(always)]
-    fn mix(&self, key: u64) -> u64 {
+    pub fn hash(&self, key: u64) -> u64 {
         let s = self.key_bits.div_ceil(2);
         let mut h = key & self.key_mask;
         h ^= h >> s;
@@ -118,11 +122,6 @@ impl Table {
         h ^= h >> s;
         h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93) & self.key_mask;
         h ^ (h >> s)
-    }
-
-    #[inline(always)]
-    fn locate(&self, key: u64) -> (&[AtomicU64], u64) {
-        self.locate_hashed(self.mix(key))
     }
 
     /// The bucket index of a scrambled key in a table of `buckets` buckets for keys of
@@ -141,16 +140,17 @@ impl Table {
     /// The bucket and tag of a scrambled key.
     #[inline(always)]
     fn locate_hashed(&self, h: u64) -> (&[AtomicU64], u64) {
-        let i = Table::bucket_index(h, self.buckets, self.key_bits);
+        // The same as `bucket_index(h, self.buckets, self.key_bits)`, with one multiplication.
+        let i = (((h << self.shift) as u128 * self.buckets as u128) >> 64) as usize;
         (self.bucket(i), h & TAG_MASK)
     }
 
-    /// Hints the processor to fetch the bucket of `key`.
+    /// Hints the processor to fetch the bucket of a scrambled key ([`Table::hash`]).
     #[inline(always)]
-    pub fn prefetch(&self, key: u64) {
+    pub fn prefetch_hashed(&self, h: u64) {
         #[cfg(target_arch = "x86_64")]
         {
-            let (bucket, _) = self.locate(key);
+            let (bucket, _) = self.locate_hashed(h);
             // SAFETY: prefetching is a hint; the pointer is to a live bucket.
             unsafe {
                 std::arch::x86_64::_mm_prefetch(
@@ -160,16 +160,24 @@ impl Table {
             };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        let _ = h;
     }
 
     /// The bounds held for `key`, if any.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
-        let (bucket, tag) = self.locate(key);
+        self.probe_hashed(self.hash(key))
+    }
+
+    /// [`Table::probe`] of a scrambled key ([`Table::hash`]).
+    #[inline]
+    pub fn probe_hashed(&self, h: u64) -> Option<Hit> {
+        let (bucket, tag) = self.locate_hashed(h);
+        // The in-use bit sits just below the tag: one comparison checks both.
+        let want = (tag << 1) | 1;
         for slot in bucket {
             let e = slot.load(Ordering::Relaxed);
-            if e & VALID != 0 && e >> DATA_BITS == tag {
+            if e >> (DATA_BITS - 1) == want {
                 return Some(Hit {
                     lower: lower_of(e),
                     upper: upper_of(e),
@@ -182,14 +190,14 @@ impl Table {
 
     /// Records that the gain of `key` lies in `lower..=upper`, with the best move and the nodes
     /// the search took. Bounds must lie in `-255..=255`.
-    #[inline]
+    #[cfg(test)]
     pub fn store(&self, key: u64, lower: i32, upper: i32, best: u8, nodes: u64) {
-        self.store_hashed(self.mix(key), lower, upper, best, nodes);
+        self.store_hashed(self.hash(key), lower, upper, best, nodes);
     }
 
-    /// [`Table::store`] for a scrambled key.
+    /// [`Table::store`] of a scrambled key ([`Table::hash`]).
     #[inline]
-    fn store_hashed(&self, h: u64, lower: i32, upper: i32, best: u8, nodes: u64) {
+    pub fn store_hashed(&self, h: u64, lower: i32, upper: i32, best: u8, nodes: u64) {
         let (bucket, tag) = self.locate_hashed(h);
         let work = ((64 - nodes.leading_zeros()) / 2).min(15) as u64;
         Table::store_in(bucket, tag, lower, upper, best, work);
@@ -208,9 +216,10 @@ impl Table {
         let mut victim = 0;
         let mut victim_work = u64::MAX;
         let mut best = best;
+        let want = (tag << 1) | 1;
         for (i, slot) in bucket.iter().enumerate() {
             let e = slot.load(Ordering::Relaxed);
-            if e & VALID != 0 && e >> DATA_BITS == tag {
+            if e >> (DATA_BITS - 1) == want {
                 lower = lower.max(lower_of(e));
                 upper = upper.min(upper_of(e));
                 if best == NO_MOVE {

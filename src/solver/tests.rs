@@ -339,12 +339,13 @@ fn the_automatic_database_grows_with_the_game_within_the_budget() {
     use super::analyse::auto_db_seeds;
     let gb = |g: u128| g << 30;
     // Kalah(6,4) builds in seconds; the longer solves of (6,5) and (6,6) get a larger database.
-    assert_eq!(auto_db_seeds(6, 48, gb(2)), Some(18));
-    assert_eq!(auto_db_seeds(6, 60, gb(2)), Some(21));
-    assert_eq!(auto_db_seeds(6, 72, gb(2)), Some(21));
-    // A quarter of the budget caps it: 18 seeds (86.5 M entries) pass 256 MiB / 4, 17 (51.9 M)
-    // do not.
-    assert_eq!(auto_db_seeds(6, 60, 256 << 20), Some(17));
+    assert_eq!(auto_db_seeds(6, 48, gb(3)), Some(18));
+    assert_eq!(auto_db_seeds(6, 60, gb(3)), Some(24));
+    assert_eq!(auto_db_seeds(6, 72, gb(3)), Some(24));
+    // Two fifths of the budget cap it: 23 seeds (834 M entries) within 2 GiB, not 24 (1.25 G);
+    // 18 seeds (86.5 M) within 256 MiB, not 19 (141 M).
+    assert_eq!(auto_db_seeds(6, 60, gb(2)), Some(23));
+    assert_eq!(auto_db_seeds(6, 60, 256 << 20), Some(18));
     // Small games are covered whole.
     assert_eq!(auto_db_seeds(3, 9, gb(2)), Some(9));
 }
