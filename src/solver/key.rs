@@ -102,19 +102,6 @@ impl Encoder {
         self.key_bits
     }
 
-    /// Rank of the pits `pits` (a composition, the mover's row first) and the seeds they hold.
-    /// Precondition: they hold at most `total` seeds.
-    #[cfg(test)]
-    pub fn rank(&self, pits: impl Iterator<Item = u8>) -> (u64, u32) {
-        let mut p = 0usize;
-        let mut r = 0u64;
-        for (j, c) in pits.enumerate() {
-            p += c as usize;
-            r = r.wrapping_add(self.table[cell(j, p)]);
-        }
-        (r, p as u32)
-    }
-
     /// Rank of a position's pits from the mover's point of view, and the seeds on the board.
     #[inline(always)]
     pub fn rank_position(&self, pos: &Position) -> (u64, u32) {
@@ -124,10 +111,11 @@ impl Encoder {
         self.rank_split(&cells[me..me + self.m], &cells[opp..opp + self.m])
     }
 
-    /// Rank of the pits `a[..2m]` (the mover's row first).
+    /// Rank of the pits `a[..2m]` (a composition, the mover's row first) and the seeds they
+    /// hold. Precondition: they hold at most `total` seeds.
     #[inline(always)]
-    pub fn rank_board(&self, a: &[u8]) -> u64 {
-        self.rank_split(&a[..self.m], &a[self.m..2 * self.m]).0
+    pub fn rank_board(&self, a: &[u8]) -> (u64, u32) {
+        self.rank_split(&a[..self.m], &a[self.m..2 * self.m])
     }
 
     /// Rank of the rows `mine` and `theirs` (`m` pits each) and the seeds in them: one unrolled
@@ -227,7 +215,7 @@ mod tests {
             for b in 0..=5 - a {
                 for c in 0..=5 - a - b {
                     for d in 0..=5 - a - b - c {
-                        let (r, s) = enc.rank([a, b, c, d].into_iter());
+                        let (r, s) = enc.rank_board(&[a, b, c, d]);
                         assert_eq!(s, (a + b + c + d) as u32);
                         assert!(!seen[r as usize], "rank {r} twice");
                         seen[r as usize] = true;

@@ -80,8 +80,6 @@ pub(crate) struct Table {
     buckets: usize,
     key_bits: u32,
     key_mask: u64,
-    /// `64 - key_bits`: a scrambled key shifted up by this is a fraction of `2^64`.
-    shift: u32,
 }
 
 impl Table {
@@ -102,7 +100,6 @@ impl Table {
             buckets: count,
             key_bits: key_bits.min(64),
             key_mask,
-            shift: 64 - key_bits.min(64),
         })
     }
 
@@ -125,10 +122,11 @@ impl Table {
     }
 
     /// The bucket index of a scrambled key in a table of `buckets` buckets for keys of
-    /// `key_bits` bits: the keys in `0..2^key_bits` cut into `buckets` intervals.
+    /// `key_bits` bits: the keys in `0..2^key_bits` cut into `buckets` intervals. The key, shifted
+    /// to the top of 64 bits, is a fraction of `2^64`: one multiplication scales it.
     #[inline(always)]
     fn bucket_index(h: u64, buckets: usize, key_bits: u32) -> usize {
-        ((h as u128 * buckets as u128) >> key_bits) as usize
+        (((h << (64 - key_bits)) as u128 * buckets as u128) >> 64) as usize
     }
 
     /// The entries of bucket `i`.
@@ -140,8 +138,7 @@ impl Table {
     /// The bucket and tag of a scrambled key.
     #[inline(always)]
     fn locate_hashed(&self, h: u64) -> (&[AtomicU64], u64) {
-        // The same as `bucket_index(h, self.buckets, self.key_bits)`, with one multiplication.
-        let i = (((h << self.shift) as u128 * self.buckets as u128) >> 64) as usize;
+        let i = Table::bucket_index(h, self.buckets, self.key_bits);
         (self.bucket(i), h & TAG_MASK)
     }
 
