@@ -1,11 +1,7 @@
 //! The endgame database: the exact gain of every board with few seeds left, built by retrograde
 //! analysis and kept on disk in a cache folder.
 //!
-//! Seeds never come back from a store, so a board with `b` seeds leads only to boards with at most
-//! `b` seeds; and a sowing that keeps all its seeds on the board stays in the mover's own row and
-//! moves every sown seed closer to the mover's store. Boards with the same seed count therefore
-//! form an acyclic graph: levels `b = 0, 1, ..` are built in order, each in parallel over its
-//! boards, and a board whose same-level successor is not known yet works that successor out first.
+//! How it is built: [`super::retrograde`].
 //!
 //! The gain of a board does not depend on the number of seeds per pit `n`, the stores or the pie
 //! rule; it does depend on `m` and the capture, leftover and end rules, which name the file.
@@ -28,24 +24,16 @@
 //!
 //! A file whose size, header or checksum does not match is never trusted: it is rebuilt.
 
+use super::key::binomial;
+use super::mem::{ZeroBuf, prefetch};
+use crate::rules::{Capture, End, Leftover, Rules};
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
-
-use rayon::prelude::*;
-
-use super::key::{Encoder, binomial};
-use super::mem::{ZeroBuf, prefetch};
-use crate::rules::{Capture, End, Leftover, Rules};
 
 const MAGIC: &[u8; 8] = b"KALAHAEG";
 const VERSION: u32 = 1;
 const HEADER: usize = 40;
-/// While building, a slot holds `gain as u8 ^ 0x80`, so that zeroed memory reads as unknown (a
-/// gain of -128 never occurs); the finished database holds the gains as plain `i8`.
-const UNKNOWN: u8 = 0;
-const FLIP: u8 = 0x80;
 /// Most seeds a database may cover (gains must fit in an `i8`).
 pub const MAX_DB_SEEDS: u32 = 100;
 
@@ -182,277 +170,19 @@ impl Default for Checksum {
     }
 }
 
-/// The rules a database depends on, with the board size.
-struct Builder<'a> {
-    m: usize,
-    capture: Capture,
-    leftover: Leftover,
-    end: End,
-    enc: &'a Encoder,
-    values: &'a [AtomicU8],
-}
-
-/// A board seen from the player to move: the mover's pits `0..m`, then the opponent's `m..2m`.
-type Board = [u8; 30];
-
-impl Builder<'_> {
-    fn over(&self, a: &Board) -> bool {
-        let m = self.m;
-        let mine = a[..m].iter().all(|&x| x == 0);
-        match self.end {
-            End::Immediate => mine || a[m..2 * m].iter().all(|&x| x == 0),
-            End::OnTurn => mine,
-        }
-    }
-
-    /// Gain of a finished game for the player to move.
-    fn terminal(&self, a: &Board) -> i32 {
-        let m = self.m;
-        let mine: i32 = a[..m].iter().map(|&x| x as i32).sum();
-        let theirs: i32 = a[m..2 * m].iter().map(|&x| x as i32).sum();
-        match self.leftover {
-            Leftover::Owner => mine - theirs,
-            Leftover::Discard => 0,
-            // The game is over, so one row is empty; if it is the mover's, the mover takes all.
-            Leftover::Emptier => {
-                if mine == 0 {
-                    theirs
-                } else {
-                    -mine
-                }
-            }
-        }
-    }
-
-    /// Sows the mover's pit `i`; returns the seeds banked and whether the mover moves again.
-    /// Without an extra turn the board is turned to the opponent's point of view.
-    fn sow(&self, a: &mut Board, i: usize) -> (i32, bool) {
-        let m = self.m;
-        let len = 2 * m + 1;
-        let seeds = a[i] as usize;
-        a[i] = 0;
-        // The mover's cycle: positions 0..m are the mover's pits, m the store, m + 1..len the
-        // opponent's pits (at a[p - 1]). Whole laps first, then positions i + 1 ..= i + rest.
-        let (laps, rest) = (seeds / len, seeds % len);
-        let mut gain = laps as i32;
-        if laps > 0 {
-            for x in &mut a[..2 * m] {
-                *x += laps as u8;
-            }
-        }
-        let end = i + rest;
-        let hi = end.min(len - 1);
-        for x in &mut a[i + 1..(hi + 1).min(m)] {
-            *x += 1;
-        }
-        if hi >= m {
-            gain += 1;
-            for x in &mut a[m..hi] {
-                *x += 1;
-            }
-        }
-        if end >= len {
-            // The rest wraps round to the mover's first pits (never as far as the store).
-            for x in &mut a[..=end - len] {
-                *x += 1;
-            }
-        }
-        let q = end % len;
-        if q == m {
-            return (gain, true);
-        }
-        if q < m && a[q] == 1 && self.capture != Capture::Off {
-            let o = 2 * m - 1 - q;
-            if a[o] > 0 || self.capture == Capture::Empty {
-                gain += a[o] as i32 + 1;
-                a[q] = 0;
-                a[o] = 0;
-            }
-        }
-        let mut turned = [0u8; 30];
-        turned[..m].copy_from_slice(&a[m..2 * m]);
-        turned[m..2 * m].copy_from_slice(&a[..m]);
-        *a = turned;
-        (gain, false)
-    }
-
-    /// Gain of board `a` for the player to move, working out unknown successors first.
-    fn solve(&self, a: &Board) -> i32 {
-        if self.over(a) {
-            return self.terminal(a);
-        }
-        let m = self.m;
-        // Every successor is played and its slot prefetched first, so that the (random) reads
-        // of the slots overlap instead of waiting for memory one after another.
-        let mut next = [[0u8; 30]; 15];
-        let mut slot_of = [0usize; 15];
-        let mut gains = [(0i32, false); 15];
-        let mut n = 0;
-        for i in 0..m {
-            if a[i] == 0 {
-                continue;
-            }
-            let mut c = *a;
-            gains[n] = self.sow(&mut c, i);
-            let r = self.enc.rank_board(&c).0 as usize;
-            prefetch(self.values[r..].as_ptr());
-            slot_of[n] = r;
-            next[n] = c;
-            n += 1;
-        }
-        let mut best = i32::MIN;
-        for k in 0..n {
-            let slot = &self.values[slot_of[k]];
-            let known = slot.load(Ordering::Relaxed);
-            let v = if known == UNKNOWN {
-                let v = self.solve(&next[k]);
-                slot.store(v as i8 as u8 ^ FLIP, Ordering::Relaxed);
-                v
-            } else {
-                (known ^ FLIP) as i8 as i32
-            };
-            let (gain, extra) = gains[k];
-            best = best.max(gain + if extra { v } else { -v });
-        }
-        best
-    }
-}
-
-/// Boards handed to [`Builder::batch`] at a time.
-const BATCH: usize = 64;
-
-impl Builder<'_> {
-    /// Solves the boards of ranks `r..` (at most [`BATCH`], below `end`; `a` is the board of rank
-    /// `r`, left at the first board not done) and returns the first rank not done. Every
-    /// successor of the batch is played and its slot prefetched before any is read, so that many
-    /// random reads are in flight at once.
-    fn batch(&self, a: &mut Board, r: u64, end: u64) -> u64 {
-        let m = self.m;
-        let n = ((end - r) as usize).min(BATCH);
-        let mut boards = [[0u8; 30]; BATCH];
-        // Successors: (slot, board in the batch, pit, gain, extra turn).
-        let mut succ = [(0usize, 0u8, 0u8, 0i8, false); BATCH * 15];
-        let mut ns = 0;
-        let mut first = [0usize; BATCH + 1];
-        let mut todo = [false; BATCH];
-        for j in 0..n {
-            boards[j] = *a;
-            first[j] = ns;
-            let slot = &self.values[r as usize + j];
-            todo[j] = slot.load(Ordering::Relaxed) == UNKNOWN;
-            if todo[j] {
-                if self.over(a) {
-                    slot.store(self.terminal(a) as i8 as u8 ^ FLIP, Ordering::Relaxed);
-                    todo[j] = false;
-                } else {
-                    for i in 0..m {
-                        if a[i] == 0 {
-                            continue;
-                        }
-                        let mut c = *a;
-                        let (gain, extra) = self.sow(&mut c, i);
-                        let rc = self.enc.rank_board(&c).0 as usize;
-                        prefetch(self.values[rc..].as_ptr());
-                        succ[ns] = (rc, j as u8, i as u8, gain as i8, extra);
-                        ns += 1;
-                    }
-                }
-            }
-            next_board(&mut a[..2 * m]);
-        }
-        first[n] = ns;
-        for j in 0..n {
-            if !todo[j] {
-                continue;
-            }
-            let mut best = i32::MIN;
-            for &(rc, _, i, gain, extra) in &succ[first[j]..first[j + 1]] {
-                let slot = &self.values[rc];
-                let known = slot.load(Ordering::Relaxed);
-                let v = if known == UNKNOWN {
-                    let mut c = boards[j];
-                    self.sow(&mut c, i as usize);
-                    let v = self.solve(&c);
-                    slot.store(v as i8 as u8 ^ FLIP, Ordering::Relaxed);
-                    v
-                } else {
-                    (known ^ FLIP) as i8 as i32
-                };
-                best = best.max(gain as i32 + if extra { v } else { -v });
-            }
-            let slot = &self.values[r as usize + j];
-            slot.store(best as i8 as u8 ^ FLIP, Ordering::Relaxed);
-        }
-        r + n as u64
-    }
-}
-
-/// Next board of the same seed count in rank order (see [`super::key`]); false after the last.
-fn next_board(a: &mut [u8]) -> bool {
-    let k = a.len();
-    let mut prefix = 0u32;
-    for j in 0..k - 1 {
-        prefix += a[j] as u32;
-        if a[j + 1] > 0 {
-            for x in &mut a[..j] {
-                *x = 0;
-            }
-            a[j] = prefix as u8 + 1;
-            a[j + 1] -= 1;
-            return true;
-        }
-    }
-    false
-}
-
 impl Endgame {
     /// Builds the database for `rules` (only `m` and the capture, leftover and end rules matter)
     /// covering every board with at most `max_seeds` seeds, on the rayon pool.
     pub fn build(rules: &Rules, max_seeds: u32) -> Endgame {
-        let m = rules.pits();
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
-        let count = entries(m, max_seeds) as usize;
-        let enc = Encoder::new(m, max_seeds);
-        let values = ZeroBuf::<AtomicU8>::new(count).expect("memory for the endgame database");
-        let builder = Builder {
-            m,
-            capture: rules.capture,
-            leftover: rules.leftover,
-            end: rules.end,
-            enc: &enc,
-            values: &values,
-        };
-        const CHUNK: u64 = 1 << 14;
-        for b in 0..=max_seeds {
-            let lo = if b == 0 { 0 } else { entries(m, b - 1) as u64 };
-            let hi = entries(m, b) as u64;
-            let chunks = (hi - lo).div_ceil(CHUNK);
-            (0..chunks).into_par_iter().for_each(|c| {
-                let start = lo + c * CHUNK;
-                let end = (start + CHUNK).min(hi);
-                let mut a: Board = [0; 30];
-                enc.unrank(start, &mut a[..2 * m]);
-                let mut r = start;
-                while r < end {
-                    r = builder.batch(&mut a, r, end);
-                }
-            });
-        }
         Endgame {
-            m,
+            m: rules.pits(),
             capture: rules.capture,
             leftover: rules.leftover,
             end: rules.end,
             max_seeds,
-            values: {
-                let mut v = values.into_plain();
-                v.par_chunks_mut(1 << 16).for_each(|c| {
-                    for x in c {
-                        *x ^= FLIP;
-                    }
-                });
-                v
-            },
+            values: super::retrograde::build(rules, max_seeds)
+                .expect("memory for the endgame database"),
         }
     }
 
@@ -613,21 +343,6 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn boards_of_one_seed_count_come_in_rank_order() {
-        let enc = Encoder::new(3, 6);
-        for b in 0..=6u32 {
-            let mut a = [0u8; 6];
-            a[5] = b as u8;
-            let lo = if b == 0 { 0 } else { entries(3, b - 1) as u64 };
-            let hi = entries(3, b) as u64;
-            for r in lo..hi {
-                assert_eq!(enc.rank_board(&a).0, r);
-                assert_eq!(next_board(&mut a), r + 1 < hi);
-            }
-        }
-    }
 
     #[test]
     fn checksum_sees_every_byte_and_the_split() {

@@ -111,8 +111,10 @@ impl Encoder {
         self.rank_split(&cells[me..me + self.m], &cells[opp..opp + self.m])
     }
 
+    #[cfg(test)]
     /// Rank of the pits `a[..2m]` (a composition, the mover's row first) and the seeds they
     /// hold. Precondition: they hold at most `total` seeds.
+    #[cfg(test)]
     #[inline(always)]
     pub fn rank_board(&self, a: &[u8]) -> (u64, u32) {
         self.rank_split(&a[..self.m], &a[self.m..2 * self.m])
@@ -139,7 +141,7 @@ impl Encoder {
 
     /// [`Encoder::rank_split`] for `M` pits a side.
     #[inline(always)]
-    fn rank_rows<const M: usize>(&self, mine: &[u8; M], theirs: &[u8; M]) -> (u64, u32) {
+    pub(crate) fn rank_rows<const M: usize>(&self, mine: &[u8; M], theirs: &[u8; M]) -> (u64, u32) {
         let mut p = 0usize;
         let mut r = 0u64;
         for (j, &c) in mine.iter().enumerate() {

@@ -7,6 +7,7 @@
 //! - [`order`]: move generation and ordering.
 //! - [`endgame`]: the endgame database of every board with few seeds, built by retrograde
 //!   analysis and cached on disk.
+//! - [`retrograde`]: the database's retrograde builder.
 //! - [`tablefile`]: the transposition table saved to disk and loaded again, to resume a solve.
 //! - [`search`]: alpha-beta over gains, driven to the exact value by null-window tests.
 //! - [`analyse`]: the [`Solver`]: set-up within a memory budget, all move values, time limits,
@@ -18,6 +19,7 @@ pub mod endgame;
 mod key;
 mod mem;
 mod order;
+mod retrograde;
 mod search;
 mod table;
 pub mod tablefile;
