@@ -195,7 +195,7 @@ impl<const M: usize> Builder<'_, M> {
     #[inline(always)]
     fn read(&self, slot: usize) -> Option<i32> {
         let v = self.values[slot].load(Ordering::Relaxed);
-        (v != UNKNOWN).then(|| (v ^ FLIP) as i8 as i32)
+        (v != UNKNOWN).then_some((v ^ FLIP) as i8 as i32)
     }
 
     #[inline(always)]
