@@ -23,17 +23,17 @@ use crate::rules::{Move, Position, Rules};
 pub enum DbSize {
     /// None at all.
     Off,
-    /// The largest that fits two fifths of the memory budget and builds in a small share of a
-    /// solve of the game's start (18 seeds for Kalah(6,4); 24 for Kalah(6,5) and (6,6) within
-    /// the default 3 GiB).
+    /// The largest that fits three fifths of the memory budget and builds in a small share of a
+    /// solve of the game's start (18 seeds for Kalah(6,4); 26 for Kalah(6,5) and (6,6) within
+    /// the default 4.5 GiB).
     Auto,
     /// Every board with at most this many seeds.
     Seeds(u32),
 }
 
-/// The default memory budget, in MiB: room for Kalah(6,5)'s 24-seed database (1.25 GB) and a
-/// 2 GB table beside it; Kalah(6,4) uses 1.1 GB of it.
-pub const DEFAULT_MEMORY_MB: usize = 3072;
+/// The default memory budget, in MiB: room for the 26-seed database of Kalah(6,5) and (6,6)
+/// (2.7 GB) and a 2.1 GB table beside it; Kalah(6,4) uses 1.1 GB of it.
+pub const DEFAULT_MEMORY_MB: usize = 4608;
 
 /// How a [`Solver`] is set up.
 #[derive(Clone, Debug)]
@@ -206,17 +206,22 @@ pub struct Solver {
 }
 
 /// Entries a database may have for [`DbSize::Auto`] in a game of 48 seeds (Kalah(6,4)): it builds
-/// in about 9 s on two cores. Each 12 seeds more in the game allow sixteen times as many: solves
-/// take far longer there, and each seed more in the database saves a fifth to a half of the
-/// nodes (Kalah(6,5) from the start: 21 seeds 8.1 G nodes, 22 seeds 3.9 G, 24 seeds 2.3 G).
+/// in about 5 s on two cores. Each 12 seeds more in the game allow 32 times as many: solves take
+/// far longer there, and each seed more in the database saves a third or more of the nodes
+/// (Kalah(6,5) from the start: 22 seeds 3.9 G nodes, 24 seeds 2.2 G, 25 seeds 1.5 G, 26 seeds
+/// 0.79 G; 26 seeds build in about 3 minutes, 27 would take 4.4 GB and more time than they save).
 const AUTO_DB_ENTRIES: u128 = 90_000_000;
 
+/// The share of the memory budget [`DbSize::Auto`] gives the database, as a fraction.
+const AUTO_DB_SHARE: (u128, u128) = (3, 5);
+
 /// The database size [`DbSize::Auto`] picks for `m` pits a side and `total` seeds in the game
-/// within a memory budget of `budget` bytes: the most seeds whose database fits two fifths of
-/// the budget and [`AUTO_DB_ENTRIES`], scaled by the game.
+/// within a memory budget of `budget` bytes: the most seeds whose database fits
+/// [`AUTO_DB_SHARE`] of the budget and [`AUTO_DB_ENTRIES`], scaled by the game.
 pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
-    let scale = 1u128 << (4 * total.saturating_sub(48) / 12).min(40);
-    let cap = (budget * 2 / 5).min(AUTO_DB_ENTRIES.saturating_mul(scale));
+    let scale = 1u128 << (5 * total.saturating_sub(48) / 12).min(60);
+    let cap =
+        (budget * AUTO_DB_SHARE.0 / AUTO_DB_SHARE.1).min(AUTO_DB_ENTRIES.saturating_mul(scale));
     (1..=total.min(endgame::MAX_DB_SEEDS))
         .take_while(|&s| endgame::entries(m, s) <= cap)
         .last()

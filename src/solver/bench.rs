@@ -1,5 +1,6 @@
 //! Judging speed: full analyses (every move's exact value) of positions from the middle of random
-//! games, the measurement behind `kalaha bench solver`.
+//! games, the measurement behind `kalaha bench solver`; and the endgame database's build speed,
+//! behind `kalaha bench endgame`.
 
 use std::time::Instant;
 
@@ -8,6 +9,7 @@ use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 
 use super::analyse::Solver;
+use super::endgame::{Endgame, MAX_DB_SEEDS, entries};
 use crate::rules::{Position, Rules};
 
 /// Positions `from..=to` moves into uniformly random games (games that end sooner are replayed).
@@ -76,6 +78,51 @@ pub fn bench_solver(solver: &Solver, positions: &[Position], setup_seconds: f64)
         seconds,
         setup_seconds,
         db_seeds: solver.db_seeds(),
+        threads: rayon::current_num_threads(),
+    }
+}
+
+/// Result of the database-building benchmark.
+#[derive(Clone, Debug, Serialize)]
+pub struct EndgameBench {
+    /// Rules the database is for.
+    pub rules: String,
+    /// Seeds the database covers.
+    pub db_seeds: u32,
+    /// Boards in it (one byte each).
+    pub entries: u64,
+    /// Boards solved per second, the median over the runs (wall clock, all threads).
+    pub boards_per_sec: f64,
+    /// Median seconds a build took.
+    pub seconds: f64,
+    /// Every run's seconds.
+    pub runs: Vec<f64>,
+    /// Threads of the rayon pool.
+    pub threads: usize,
+}
+
+/// Builds the database of `seeds` seeds for `rules` in memory `runs` times and times it.
+/// Precondition: `seeds <= MAX_DB_SEEDS` and `runs >= 1`.
+pub fn bench_endgame(rules: &Rules, seeds: u32, runs: usize) -> EndgameBench {
+    debug_assert!(seeds <= MAX_DB_SEEDS && runs >= 1);
+    let count = entries(rules.pits(), seeds) as u64;
+    let times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            let db = Endgame::build(rules, seeds);
+            let dt = t.elapsed().as_secs_f64();
+            drop(db);
+            dt
+        })
+        .collect();
+    let seconds = crate::bench::median(&times);
+    EndgameBench {
+        rules: rules.describe(),
+        db_seeds: seeds,
+        entries: count,
+        boards_per_sec: count as f64 / seconds.max(1e-9),
+        seconds,
+        runs: times,
         threads: rayon::current_num_threads(),
     }
 }

@@ -339,13 +339,15 @@ fn the_automatic_database_grows_with_the_game_within_the_budget() {
     use super::analyse::auto_db_seeds;
     let gb = |g: u128| g << 30;
     // Kalah(6,4) builds in seconds; the longer solves of (6,5) and (6,6) get a larger database.
-    assert_eq!(auto_db_seeds(6, 48, gb(3)), Some(18));
-    assert_eq!(auto_db_seeds(6, 60, gb(3)), Some(24));
-    assert_eq!(auto_db_seeds(6, 72, gb(3)), Some(24));
-    // Two fifths of the budget cap it: 23 seeds (834 M entries) within 2 GiB, not 24 (1.25 G);
-    // 18 seeds (86.5 M) within 256 MiB, not 19 (141 M).
-    assert_eq!(auto_db_seeds(6, 60, gb(2)), Some(23));
-    assert_eq!(auto_db_seeds(6, 60, 256 << 20), Some(18));
+    assert_eq!(auto_db_seeds(6, 48, gb(5)), Some(18));
+    assert_eq!(auto_db_seeds(6, 60, 4608 << 20), Some(26));
+    assert_eq!(auto_db_seeds(6, 72, 4608 << 20), Some(26));
+    // Kalah(6,5)'s cap: 26 seeds (2.71 G entries), not 27 (3.91 G), however large the budget.
+    assert_eq!(auto_db_seeds(6, 60, gb(64)), Some(26));
+    // Three fifths of the budget cap it: 24 seeds (1.25 G entries) within 2 GiB, not 25
+    // (1.85 G); 19 seeds (141 M) within 256 MiB, not 20 (226 M).
+    assert_eq!(auto_db_seeds(6, 60, gb(2)), Some(24));
+    assert_eq!(auto_db_seeds(6, 60, 256 << 20), Some(19));
     // Small games are covered whole.
     assert_eq!(auto_db_seeds(3, 9, gb(2)), Some(9));
 }
