@@ -182,6 +182,34 @@ fn bench_rules_prints_steps_per_sec() {
 }
 
 #[test]
+fn bench_endgame_counts_every_board_and_refuses_a_database_that_does_not_fit() {
+    // Kalah(3,n) boards with at most 8 seeds: C(8 + 6, 6) = 3003.
+    let v = json(&[
+        "bench",
+        "endgame",
+        "--pits",
+        "3",
+        "--db-seeds",
+        "8",
+        "--runs",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["entries"].as_u64(), Some(3003));
+    assert_eq!(v["db_seeds"].as_u64(), Some(8));
+    assert_eq!(v["runs"].as_array().map(|r| r.len()), Some(2));
+    assert!(v["boards_per_sec"].as_f64().unwrap() > 0.0);
+    refused(
+        &["bench", "endgame", "--db-seeds", "40"],
+        "a database of 40 seeds for 6 pits a side needs 196819 MiB",
+    );
+    refused(
+        &["bench", "endgame", "--runs", "0"],
+        "--runs must be at least 1",
+    );
+}
+
+#[test]
 fn solve_keeps_its_table_in_a_file_and_refuses_a_damaged_one() {
     let dir = std::env::temp_dir().join(format!("kalaha-cli-table-{}", std::process::id()));
     let file = dir.join("k43.ktt");

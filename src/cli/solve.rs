@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use super::{PositionArgs, RuleArgs, emit, emit_json};
 use crate::solver::{
-    Analysis, DbSize, Detail, MoveValueJson, Progress, Solver, SolverConfig, default_cache_dir,
-    move_json,
+    Analysis, BuildProgress, DbSize, Detail, MoveValueJson, Progress, Solver, SolverConfig,
+    default_cache_dir, move_json,
 };
 
 #[derive(Debug, Args)]
@@ -93,9 +93,8 @@ pub fn run(a: SolveArgs) -> anyhow::Result<()> {
     let config = solver_config(a.memory, a.db_seeds, a.cache.as_ref());
     let started = Instant::now();
     let spinner = indicatif::ProgressBar::new_spinner();
-    spinner.set_message("loading or building the endgame database");
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let solver = Arc::new(Solver::new(pos.rules(), &config)?);
+    let solver = Arc::new(set_up(pos.rules(), config, &spinner)?);
     let setup = started.elapsed().as_secs_f64();
     let table_loaded = match &a.table {
         Some(path) if path.exists() => {
@@ -298,7 +297,10 @@ pub fn bench(a: BenchSolverArgs) -> anyhow::Result<()> {
     anyhow::ensure!(a.positions > 0, "--positions must be at least 1");
     let config = solver_config(a.memory, a.db_seeds, a.cache.as_ref());
     let t = Instant::now();
-    let solver = Solver::new(&rules, &config)?;
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.enable_steady_tick(Duration::from_millis(200));
+    let solver = set_up(&rules, config, &spinner)?;
+    spinner.finish_and_clear();
     let setup = t.elapsed().as_secs_f64();
     let positions =
         crate::solver::bench::midgame_positions(&rules, a.positions, a.from, a.to, a.seed);
@@ -320,6 +322,38 @@ pub fn bench(a: BenchSolverArgs) -> anyhow::Result<()> {
             r.setup_seconds
         ))
     }
+}
+
+/// A solver for `rules`, with `spinner` telling how the endgame database's loading or building
+/// goes (boards solved of all, and the time taken).
+fn set_up(
+    rules: &crate::rules::Rules,
+    mut config: SolverConfig,
+    spinner: &indicatif::ProgressBar,
+) -> anyhow::Result<Solver> {
+    let progress = Arc::new(BuildProgress::default());
+    config.build_progress = Some(Arc::clone(&progress));
+    let started = Instant::now();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let secs = started.elapsed().as_secs_f64();
+                spinner.set_message(match progress.get() {
+                    (d, t) if t > 0 => format!(
+                        "building the endgame database: {:.1} % of {:.2} G boards, {secs:.0} s",
+                        100.0 * d as f64 / t as f64,
+                        t as f64 / 1e9
+                    ),
+                    _ => format!("loading the endgame database, {secs:.0} s"),
+                });
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let solver = Solver::new(rules, &config);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(solver?)
+    })
 }
 
 /// The solver settings the `--memory`, `--db-seeds` and `--cache` flags ask for.

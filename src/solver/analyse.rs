@@ -2,14 +2,14 @@
 //! each of its moves, stopping with proven bounds, and judging batches of positions in parallel.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::endgame::{self, DbSource, Endgame, default_cache_dir};
+use super::endgame::{self, BuildProgress, DbSource, Endgame, default_cache_dir};
 use super::key::{Encoder, board_seeds};
 use super::order::{Child, expand};
 use super::search::{
@@ -49,6 +49,8 @@ pub struct SolverConfig {
     pub transposition: bool,
     /// Pin values with null-window tests (MTD(f)); off, one full-window search does it.
     pub mtd: bool,
+    /// Where a database build posts how far it has got (for a progress display).
+    pub build_progress: Option<Arc<BuildProgress>>,
 }
 
 impl Default for SolverConfig {
@@ -59,6 +61,7 @@ impl Default for SolverConfig {
             cache_dir: default_cache_dir(),
             transposition: true,
             mtd: true,
+            build_progress: None,
         }
     }
 }
@@ -269,7 +272,12 @@ impl Solver {
         };
         let (db, db_source) = match seeds {
             Some(s) => {
-                let (db, source) = Endgame::load_or_build(config.cache_dir.as_deref(), rules, s);
+                let (db, source) = Endgame::load_or_build(
+                    config.cache_dir.as_deref(),
+                    rules,
+                    s,
+                    config.build_progress.as_deref(),
+                );
                 (Some(db), Some(source))
             }
             None => (None, None),

@@ -109,7 +109,7 @@ pub fn bench_endgame(rules: &Rules, seeds: u32, runs: usize) -> EndgameBench {
     let times: Vec<f64> = (0..runs.max(1))
         .map(|_| {
             let t = Instant::now();
-            let db = Endgame::build(rules, seeds);
+            let db = Endgame::build(rules, seeds, None);
             let dt = t.elapsed().as_secs_f64();
             drop(db);
             dt

@@ -30,6 +30,7 @@ use crate::rules::{Capture, End, Leftover, Rules};
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const MAGIC: &[u8; 8] = b"KALAHAEG";
 const VERSION: u32 = 1;
@@ -68,6 +69,32 @@ impl fmt::Display for DbSource {
                 write!(f, "rebuilt {} ({reason})", path.display())
             }
         }
+    }
+}
+
+/// How far a database build has got, for a progress display.
+#[derive(Debug, Default)]
+pub struct BuildProgress {
+    done: AtomicU64,
+    total: AtomicU64,
+}
+
+impl BuildProgress {
+    /// Boards solved so far and boards in all (0 and 0 until a build starts).
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
+    }
+
+    pub(super) fn start(&self, total: u64) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+
+    pub(super) fn add(&self, boards: u64) {
+        self.done.fetch_add(boards, Ordering::Relaxed);
     }
 }
 
@@ -172,8 +199,9 @@ impl Default for Checksum {
 
 impl Endgame {
     /// Builds the database for `rules` (only `m` and the capture, leftover and end rules matter)
-    /// covering every board with at most `max_seeds` seeds, on the rayon pool.
-    pub fn build(rules: &Rules, max_seeds: u32) -> Endgame {
+    /// covering every board with at most `max_seeds` seeds, on the rayon pool, posting how far it
+    /// has got to `progress`.
+    pub fn build(rules: &Rules, max_seeds: u32, progress: Option<&BuildProgress>) -> Endgame {
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         Endgame {
             m: rules.pits(),
@@ -181,7 +209,7 @@ impl Endgame {
             leftover: rules.leftover,
             end: rules.end,
             max_seeds,
-            values: super::retrograde::build(rules, max_seeds)
+            values: super::retrograde::build(rules, max_seeds, progress)
                 .expect("memory for the endgame database"),
         }
     }
@@ -301,11 +329,20 @@ impl Endgame {
     }
 
     /// Loads the database for `rules` and `max_seeds` from `dir`, or builds it (and saves it there)
-    /// when the file is missing or refused. With no folder it is built in memory.
-    pub fn load_or_build(dir: Option<&Path>, rules: &Rules, max_seeds: u32) -> (Endgame, DbSource) {
+    /// when the file is missing or refused, posting the build's progress to `progress`. With no
+    /// folder it is built in memory.
+    pub fn load_or_build(
+        dir: Option<&Path>,
+        rules: &Rules,
+        max_seeds: u32,
+        progress: Option<&BuildProgress>,
+    ) -> (Endgame, DbSource) {
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let Some(dir) = dir else {
-            return (Endgame::build(rules, max_seeds), DbSource::Built(None));
+            return (
+                Endgame::build(rules, max_seeds, progress),
+                DbSource::Built(None),
+            );
         };
         let path = dir.join(Endgame::file_name(rules, max_seeds));
         let refused = if path.exists() {
@@ -316,7 +353,7 @@ impl Endgame {
         } else {
             None
         };
-        let db = Endgame::build(rules, max_seeds);
+        let db = Endgame::build(rules, max_seeds, progress);
         let saved = db.save(&path);
         let source = match (refused, saved) {
             (Some(reason), _) => DbSource::Rebuilt { path, reason },

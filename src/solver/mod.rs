@@ -31,5 +31,5 @@ pub use analyse::{
     Analysis, DEFAULT_MEMORY_MB, DbSize, Detail, MoveValue, MoveValueJson, Progress, Solver,
     SolverConfig, SolverError, move_json,
 };
-pub use endgame::{DbSource, Endgame, default_cache_dir};
+pub use endgame::{BuildProgress, DbSource, Endgame, default_cache_dir};
 pub use tablefile::TableFileError;

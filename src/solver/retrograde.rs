@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
+use super::endgame::BuildProgress;
 use super::key::Encoder;
 use super::mem::{ZeroBuf, prefetch};
 use crate::rules::{Capture, End, Leftover, Rules};
@@ -290,8 +291,8 @@ impl<const M: usize> Builder<'_, M> {
         }
     }
 
-    /// Builds every level up to `max_seeds`.
-    fn run(&self, max_seeds: u32) {
+    /// Builds every level up to `max_seeds`, posting each finished chunk to `progress`.
+    fn run(&self, max_seeds: u32, progress: Option<&BuildProgress>) {
         for b in 0..=max_seeds {
             let lo = if b == 0 {
                 0
@@ -311,6 +312,9 @@ impl<const M: usize> Builder<'_, M> {
                     let n = ((end - r) as usize).min(BATCH);
                     self.batch(&mut a, r as usize, n, &mut succ);
                     r += n as u64;
+                }
+                if let Some(p) = progress {
+                    p.add(end - start);
                 }
             });
         }
@@ -347,11 +351,18 @@ pub(super) fn next_board(a: &mut [u8]) -> bool {
 }
 
 /// The gains of every board with at most `max_seeds` seeds under `rules` (only `m` and the
-/// capture, leftover and end rules matter), indexed by rank, built on the rayon pool; `None` if
-/// the memory cannot be had.
-pub(super) fn build(rules: &Rules, max_seeds: u32) -> Option<ZeroBuf<u8>> {
+/// capture, leftover and end rules matter), indexed by rank, built on the rayon pool and posted
+/// to `progress` as it goes; `None` if the memory cannot be had.
+pub(super) fn build(
+    rules: &Rules,
+    max_seeds: u32,
+    progress: Option<&BuildProgress>,
+) -> Option<ZeroBuf<u8>> {
     let m = rules.pits();
     let count = super::endgame::entries(m, max_seeds) as usize;
+    if let Some(p) = progress {
+        p.start(count as u64);
+    }
     let enc = Encoder::new(m, max_seeds);
     let sowing = Sowing::new(m);
     let values = ZeroBuf::<AtomicU8>::new(count)?;
@@ -366,7 +377,7 @@ pub(super) fn build(rules: &Rules, max_seeds: u32) -> Option<ZeroBuf<u8>> {
                     enc: &enc,
                     values: &values,
                 }
-                .run(max_seeds),)*
+                .run(max_seeds, progress),)*
                 _ => unreachable!("at most 15 pits a side"),
             }
         };

@@ -41,6 +41,7 @@ fn config(db: DbSize, transposition: bool, mtd: bool) -> SolverConfig {
         cache_dir: None,
         transposition,
         mtd,
+        build_progress: None,
     }
 }
 
@@ -158,7 +159,7 @@ fn the_pie_answer_is_valued_as_the_opponent_taking_over_the_opening_seat() {
 fn database_gains_agree_with_search_for_every_board() {
     for (m, b) in [(2, 8), (3, 7), (4, 5)] {
         for rules in all_rules(m, 6).into_iter().filter(|r| !r.pie) {
-            let db = Endgame::build(&rules, b);
+            let db = Endgame::build(&rules, b, None);
             let solver = Solver::new(&rules, &config(DbSize::Off, true, true)).unwrap();
             let enc = Encoder::new(m as usize, b);
             let mut pits = vec![0u8; 2 * m as usize];
@@ -178,10 +179,10 @@ fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
     let dir = std::env::temp_dir().join(format!("kalaha-db-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let rules = Rules::new(4, 3).unwrap();
-    let (built, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+    let (built, source) = Endgame::load_or_build(Some(&dir), &rules, 8, None);
     let path = dir.join(Endgame::file_name(&rules, 8));
     assert_eq!(source, DbSource::Built(Some(path.clone())));
-    let (_, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+    let (_, source) = Endgame::load_or_build(Some(&dir), &rules, 8, None);
     assert_eq!(source, DbSource::Loaded(path.clone()));
 
     let good = std::fs::read(&path).unwrap();
@@ -195,7 +196,7 @@ fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
     ];
     for (bytes, why) in cases {
         std::fs::write(&path, bytes).unwrap();
-        let (db, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+        let (db, source) = Endgame::load_or_build(Some(&dir), &rules, 8, None);
         match source {
             DbSource::Rebuilt { reason, .. } => assert!(reason.contains(why), "{reason}"),
             other => panic!("expected a rebuild, got {other:?}"),
@@ -211,9 +212,9 @@ fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
         );
     }
     // A file for other rules under this name is refused too.
-    let other = Endgame::build(&rules.with_capture(Capture::Empty), 8);
+    let other = Endgame::build(&rules.with_capture(Capture::Empty), 8, None);
     other.save(&path).unwrap();
-    let (_, source) = Endgame::load_or_build(Some(&dir), &rules, 8);
+    let (_, source) = Endgame::load_or_build(Some(&dir), &rules, 8, None);
     assert!(
         matches!(source, DbSource::Rebuilt { ref reason, .. } if reason.contains("other rules")),
         "{source:?}"
