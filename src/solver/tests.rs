@@ -194,6 +194,11 @@ fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
         (good[..good.len() - 1].to_vec(), "bytes where"),
         (b"not a database at all".to_vec(), "not an endgame database"),
     ];
+    // What a process killed while saving left behind goes; a running process's file stays.
+    let dead = path.with_extension("tmp4000000000");
+    let alive = path.with_extension("tmp1");
+    std::fs::write(&dead, b"half a database").unwrap();
+    std::fs::write(&alive, b"being written").unwrap();
     for (bytes, why) in cases {
         std::fs::write(&path, bytes).unwrap();
         let (db, source) = Endgame::load_or_build(Some(&dir), &rules, 8, None);
@@ -206,6 +211,7 @@ fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
             good,
             "the rebuilt file is whole again"
         );
+        assert!(!dead.exists() && alive.exists());
         assert_eq!(
             (0..100).map(|r| db.gain(r)).collect::<Vec<_>>(),
             (0..100).map(|r| built.gain(r)).collect::<Vec<_>>()
