@@ -212,7 +212,8 @@ pub struct Solver {
 /// in about 5 s on two cores. Each 12 seeds more in the game allow 32 times as many: solves take
 /// far longer there, and each seed more in the database saves a third or more of the nodes
 /// (Kalah(6,5) from the start: 22 seeds 3.9 G nodes, 24 seeds 2.2 G, 25 seeds 1.5 G, 26 seeds
-/// 0.79 G; 26 seeds build in about 3 minutes, 27 would take 4.4 GB and more time than they save).
+/// 0.79 G; 26 seeds build in about 3 minutes; 27 would take 3.9 GB and, extrapolated, about as
+/// much time more to build as they could save).
 const AUTO_DB_ENTRIES: u128 = 90_000_000;
 
 /// The share of the memory budget [`DbSize::Auto`] gives the database, as a fraction.
