@@ -85,6 +85,32 @@ pub enum SolverError {
     /// The system refused the memory.
     #[error("could not allocate {0} MiB for the transposition table")]
     Alloc(usize),
+    /// The database and the table would not fit in the machine's memory.
+    #[error(
+        "the solver would take {need_mb} MiB (endgame database {db_mb} MiB, table {table_mb} MiB), more than nine tenths of this machine's {have_mb} MiB of memory: lower --memory or --db-seeds"
+    )]
+    NoRoom {
+        need_mb: u64,
+        db_mb: u64,
+        table_mb: u64,
+        have_mb: u64,
+    },
+}
+
+/// Refuses a database of `db` bytes and a table of `table` bytes that would take more than nine
+/// tenths of `physical` bytes of memory (if known): the system would hand the pages out and then
+/// kill the process when the search touched them.
+pub(crate) fn check_room(db: u128, table: u128, physical: Option<u128>) -> Result<(), SolverError> {
+    let mb = |b: u128| b.div_ceil(1 << 20) as u64;
+    match physical {
+        Some(have) if (db + table) * 10 > have * 9 => Err(SolverError::NoRoom {
+            need_mb: mb(db + table),
+            db_mb: mb(db),
+            table_mb: mb(table),
+            have_mb: (have >> 20) as u64,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Bounds on the value of one move, as a final margin for the player to move.
@@ -271,6 +297,15 @@ impl Solver {
             }
             DbSize::Auto => auto_db_seeds(m, total, budget),
         };
+        let db_bytes = seeds.map_or(0, |s| endgame::entries(m, s));
+        let table_bytes = (budget - db_bytes.min(budget))
+            .min(table_cap(total))
+            .max(ENTRY_BYTES as u128 * WAYS as u128);
+        check_room(
+            db_bytes,
+            if config.transposition { table_bytes } else { 0 },
+            super::mem::physical_memory(),
+        )?;
         let (db, db_source) = match seeds {
             Some(s) => {
                 let (db, source) = Endgame::load_or_build(
@@ -283,12 +318,9 @@ impl Solver {
             }
             None => (None, None),
         };
-        let db_bytes = db.as_ref().map_or(0, |d| d.bytes()) as u128;
         let enc = Encoder::new(m, total);
         let tt = if config.transposition {
-            let bytes = (budget - db_bytes.min(budget))
-                .min(table_cap(total))
-                .max(ENTRY_BYTES as u128 * WAYS as u128) as usize;
+            let bytes = table_bytes as usize;
             Some(Table::new(bytes, enc.key_bits()).ok_or(SolverError::Alloc(bytes >> 20))?)
         } else {
             None

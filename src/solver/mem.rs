@@ -118,3 +118,11 @@ pub(crate) fn prefetch<T>(p: *const T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }
+
+/// Bytes of physical memory of this machine (`MemTotal` of `/proc/meminfo`), if the system says.
+pub(crate) fn physical_memory() -> Option<u128> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u128 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb << 10)
+}

@@ -285,6 +285,27 @@ fn a_database_that_does_not_fit_the_budget_is_refused_with_the_numbers() {
 }
 
 #[test]
+fn a_solver_larger_than_the_machine_is_refused_before_it_is_built() {
+    use super::analyse::check_room;
+    let gib = |g: u128| g << 30;
+    // The default set-up for Kalah(6,5): 2.7 GB of database and a 2 GiB table.
+    assert!(check_room(2_707_475_148, gib(2), Some(gib(24))).is_ok());
+    assert!(check_room(2_707_475_148, gib(2), None).is_ok());
+    let err = check_room(2_707_475_148, gib(2), Some(gib(4))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the solver would take 4631 MiB (endgame database 2583 MiB, table 2048 MiB), more than nine tenths of this machine's 4096 MiB of memory: lower --memory or --db-seeds"
+    );
+    // Nine tenths is the line.
+    assert!(check_room(gib(9), 0, Some(gib(10))).is_ok());
+    assert!(check_room(gib(9) + 1, 0, Some(gib(10))).is_err());
+    // Linux tells how much memory there is.
+    if cfg!(target_os = "linux") {
+        assert!(super::mem::physical_memory().is_some_and(|b| b > gib(1)));
+    }
+}
+
+#[test]
 fn the_table_fills_the_budget_up_to_what_the_game_needs() {
     let table_mb = |rules: &Rules, memory_mb| {
         let cfg = SolverConfig {
