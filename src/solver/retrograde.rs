@@ -129,6 +129,8 @@ struct Succ {
 }
 
 impl<const M: usize> Builder<'_, M> {
+    /// Whether the game is over at board `a`: the mover's row is empty, or either row under
+    /// [`End::Immediate`].
     #[inline(always)]
     fn over(&self, a: &Rows) -> bool {
         a.mine == 0 || (self.end == End::Immediate && a.theirs == 0)
@@ -186,6 +188,7 @@ impl<const M: usize> Builder<'_, M> {
         (turned, gain, false)
     }
 
+    /// The slot of board `a`: its rank (see [`super::key`]).
     #[inline(always)]
     fn rank(&self, a: &Rows) -> usize {
         let (x, y) = (a.mine.to_le_bytes(), a.theirs.to_le_bytes());
@@ -193,12 +196,14 @@ impl<const M: usize> Builder<'_, M> {
         self.enc.rank_rows::<M>(&head(&x), &head(&y)).0 as usize
     }
 
+    /// The gain held in `slot`, if known yet.
     #[inline(always)]
     fn read(&self, slot: usize) -> Option<i32> {
         let v = self.values[slot].load(Ordering::Relaxed);
         (v != UNKNOWN).then_some((v ^ FLIP) as i8 as i32)
     }
 
+    /// Records gain `v` in `slot`.
     #[inline(always)]
     fn write(&self, slot: usize, v: i32) {
         self.values[slot].store(v as i8 as u8 ^ FLIP, Ordering::Relaxed);
