@@ -371,13 +371,14 @@ impl Endgame {
 }
 
 /// The temporary name process `pid` writes `path` under.
-fn temp_path(path: &Path, pid: u32) -> PathBuf {
+pub(super) fn temp_path(path: &Path, pid: u32) -> PathBuf {
     path.with_extension(format!("tmp{pid}"))
 }
 
-/// Removes the temporary files of `path` left by processes no longer running (a database build
-/// stopped while saving leaves gigabytes behind). Only where `/proc` tells which processes run.
-fn remove_stale_temps(path: &Path) {
+/// Removes the temporary files of `path` left by processes no longer running (a database or table
+/// file stopped while saving leaves gigabytes behind). Only where `/proc` tells which processes
+/// run.
+pub(super) fn remove_stale_temps(path: &Path) {
     let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else {
         return;
     };

@@ -111,7 +111,6 @@ impl Encoder {
         self.rank_split(&cells[me..me + self.m], &cells[opp..opp + self.m])
     }
 
-    #[cfg(test)]
     /// Rank of the pits `a[..2m]` (a composition, the mover's row first) and the seeds they
     /// hold. Precondition: they hold at most `total` seeds.
     #[cfg(test)]

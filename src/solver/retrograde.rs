@@ -209,27 +209,53 @@ impl<const M: usize> Builder<'_, M> {
         self.values[slot].store(v as i8 as u8 ^ FLIP, Ordering::Relaxed);
     }
 
-    /// Gain of board `a` (not over) for the player to move, working out unknown successors
-    /// first. Every successor is played and its slot fetched first, so that the reads overlap.
-    fn solve(&self, a: &Rows) -> i32 {
-        let mut next = [(0usize, a.mine, a.theirs, 0i32, false); M];
-        let mut n = 0;
+    /// Plays every move of board `a` (not over) and fetches each successor's slot, handing the
+    /// successors to `out`: fetching all of them before any is read lets the reads overlap.
+    #[inline(always)]
+    fn successors(&self, a: &Rows, mut out: impl FnMut(Succ)) {
         for i in 0..M {
             if pit(a.mine, i) == 0 {
                 continue;
             }
-            let (c, gain, extra) = self.sow(a, i);
-            let slot = self.rank(&c);
+            let (rows, gain, extra) = self.sow(a, i);
+            let slot = self.rank(&rows);
             prefetch(self.values[slot..].as_ptr());
-            next[n] = (slot, c.mine, c.theirs, gain, extra);
-            n += 1;
+            out(Succ {
+                slot,
+                rows,
+                gain: gain as i8,
+                extra,
+            });
         }
+    }
+
+    /// The best gain over the moves `succ` of one board, working out unknown successors first.
+    #[inline(always)]
+    fn best(&self, succ: &[Succ]) -> i32 {
         let mut best = i32::MIN;
-        for &(slot, mine, theirs, gain, extra) in &next[..n] {
-            let v = self.value(slot, &Rows { mine, theirs });
-            best = best.max(gain + if extra { v } else { -v });
+        for s in succ {
+            let v = self.value(s.slot, &s.rows);
+            best = best.max(s.gain as i32 + if s.extra { v } else { -v });
         }
         best
+    }
+
+    /// Gain of board `a` (not over) for the player to move, working out unknown successors
+    /// first.
+    fn solve(&self, a: &Rows) -> i32 {
+        let none = Succ {
+            slot: 0,
+            rows: *a,
+            gain: 0,
+            extra: false,
+        };
+        let mut next = [none; M];
+        let mut n = 0;
+        self.successors(a, |s| {
+            next[n] = s;
+            n += 1;
+        });
+        self.best(&next[..n])
     }
 
     /// The gain of board `a` in `slot`, worked out (and stored) if not known yet.
@@ -264,20 +290,7 @@ impl<const M: usize> Builder<'_, M> {
                     self.write(r + j, self.terminal(&b));
                 } else {
                     todo[j] = true;
-                    for i in 0..M {
-                        if pit(b.mine, i) == 0 {
-                            continue;
-                        }
-                        let (c, gain, extra) = self.sow(&b, i);
-                        let slot = self.rank(&c);
-                        prefetch(self.values[slot..].as_ptr());
-                        succ.push(Succ {
-                            slot,
-                            rows: c,
-                            gain: gain as i8,
-                            extra,
-                        });
-                    }
+                    self.successors(&b, |c| succ.push(c));
                 }
             }
             next_board(&mut a[..2 * M]);
@@ -287,11 +300,7 @@ impl<const M: usize> Builder<'_, M> {
             if !todo[j] {
                 continue;
             }
-            let mut best = i32::MIN;
-            for s in &succ[first[j] as usize..first[j + 1] as usize] {
-                let v = self.value(s.slot, &s.rows);
-                best = best.max(s.gain as i32 + if s.extra { v } else { -v });
-            }
+            let best = self.best(&succ[first[j] as usize..first[j + 1] as usize]);
             self.write(r + j, best);
         }
     }

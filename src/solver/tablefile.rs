@@ -121,8 +121,9 @@ fn describe(g: &[u8]) -> String {
     )
 }
 
-/// Writes `tt` (a table for `rules`) to `path` through a temporary file and a rename; returns
-/// the entries in use. No search may write the table meanwhile.
+/// Writes `tt` (a table for `rules`) to `path` through a temporary file and a rename (removing
+/// those that killed processes left behind); returns the entries in use. No search may write the
+/// table meanwhile.
 pub(crate) fn save(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableFileError> {
     let io = |source| TableFileError::Io {
         path: path.to_path_buf(),
@@ -136,7 +137,8 @@ pub(crate) fn save(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
     header[8..12].copy_from_slice(&VERSION.to_le_bytes());
     header[12..20].copy_from_slice(&game_bytes(rules, tt));
     header[24..32].copy_from_slice(&(tt.len() as u64).to_le_bytes());
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    super::endgame::remove_stale_temps(path);
+    let tmp = super::endgame::temp_path(path, std::process::id());
     let written = (|| -> std::io::Result<u64> {
         let mut f = std::io::BufWriter::with_capacity(PART, std::fs::File::create(&tmp)?);
         f.write_all(&header)?;
