@@ -1,0 +1,54 @@
+"""kalaha: Kalah(m,n) for reinforcement learning, from Python.
+
+The native part (``kalaha._kalaha``, Rust through PyO3) holds the rules, the vectorised
+environment, the exact solver and the bots:
+
+- ``Rules``: rule presets and options.
+- ``Position``: a position in the project's notation; legal moves, play, the observation.
+- ``VecEnv``: thousands of games stepped together in native code, numpy arrays out.
+- ``solve(position, rules=None)``: the exact value of a position and of each of its moves.
+- ``Bot(spec)``: ``random``, ``greedy``, ``minimax:D``, ``mcts:N``, ``solver``.
+
+The ecosystem classes are plain Python over these, imported on first use so that ``import
+kalaha`` needs only numpy:
+
+- ``kalaha.KalahVectorEnv`` and ``kalaha.KalahEnv`` (``kalaha.gym``, needs gymnasium);
+- ``kalaha.kalah_v0`` (a PettingZoo AEC environment, needs pettingzoo);
+- ``kalaha.multiagent.KalahMultiAgent`` (a turn-based dict API for multi-agent trainers such as
+  RLlib, no dependency).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._kalaha import Bot, Position, Rules, VecEnv, __version__, presets, solve
+
+__all__ = [
+    "Bot",
+    "Position",
+    "Rules",
+    "VecEnv",
+    "__version__",
+    "presets",
+    "solve",
+    "KalahEnv",
+    "KalahVectorEnv",
+    "kalah_v0",
+]
+
+_LAZY = {
+    "KalahEnv": ("kalaha.gym", "KalahEnv"),
+    "KalahVectorEnv": ("kalaha.gym", "KalahVectorEnv"),
+    "kalah_v0": ("kalaha.kalah_v0", None),
+    "gym": ("kalaha.gym", None),
+    "multiagent": ("kalaha.multiagent", None),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        mod = importlib.import_module(module)
+        return mod if attr is None else getattr(mod, attr)
+    raise AttributeError(f"module 'kalaha' has no attribute {name!r}")

@@ -1,0 +1,34 @@
+//! `kalaha._kalaha`: the native half of the `kalaha` Python package.
+//!
+//! A thin binding over the `kalaha` library (built without `train`, so without burn): it converts
+//! types, releases the GIL around work that takes time, and maps the library's errors to
+//! `ValueError` with the library's own messages. The Gymnasium and PettingZoo classes are plain
+//! Python in `kalaha/` over these types.
+//!
+//! | Python | Rust |
+//! | --- | --- |
+//! | `Rules` | [`kalaha::rules::Rules`] (presets and every option) |
+//! | `Position` | [`kalaha::rules::Position`]: notation, legal moves, play, the observation encoder |
+//! | `VecEnv` | [`kalaha::env::VecEnv`] on a rayon pool of its own, numpy arrays out |
+//! | `Bot` | [`kalaha::bots::BotSpec`]: random, greedy, minimax:D, mcts:N, solver |
+//! | `solve` | [`kalaha::solver::Solver`]: the exact value of a position and of each move |
+
+mod bots;
+mod position;
+mod rules;
+mod vec_env;
+
+use pyo3::prelude::*;
+
+/// The native module; `kalaha/__init__.py` re-exports what it holds.
+#[pymodule]
+fn _kalaha(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<rules::PyRules>()?;
+    m.add_class::<position::PyPosition>()?;
+    m.add_class::<vec_env::PyVecEnv>()?;
+    m.add_class::<bots::PyBot>()?;
+    m.add_function(wrap_pyfunction!(bots::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::presets, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

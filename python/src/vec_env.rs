@@ -1,0 +1,527 @@
+//! `VecEnv`: the library's vectorised environment on a rayon pool of its own, numpy arrays out.
+//!
+//! Pickling: the environment is deterministic in its seed and the actions played, so a pickle
+//! holds the constructor's arguments, the last reset's seed and the steps since (one byte per game
+//! per `step`, a counter for runs of `step_random`), and unpickling replays them. The record is
+//! kept up to [`LOG_LIMIT`] bytes; past that the environment can no longer be pickled until its
+//! next `reset`.
+
+use kalaha::env::bench::default_grain;
+use kalaha::env::{DEFAULT_GRAIN, EnvError, VecEnv};
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, ToPyArray};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+use crate::position::PyPosition;
+use crate::rules::{PyRules, rules_from, value_error};
+
+/// Bytes of step record kept for pickling (see the module documentation).
+const LOG_LIMIT: usize = 256 << 20;
+
+/// Games at or above which the environment's action check runs on the pool (the library checks
+/// in parallel from `16 * DEFAULT_GRAIN` games on).
+const PARALLEL_CHECK: usize = 16 * DEFAULT_GRAIN;
+
+/// Magic bytes of a pickled step record.
+const STATE_MAGIC: &[u8; 4] = b"KVE1";
+
+/// One recorded step (or run of random steps) since the last reset.
+enum Entry {
+    Actions(Box<[u8]>),
+    Random(u64),
+}
+
+/// `G` games of Kalah stepped together in native code, on a pool of `threads` threads of its own.
+///
+/// Arrays out (always fresh copies, never views of buffers the next step overwrites):
+///
+/// | array | dtype | shape | meaning |
+/// | --- | --- | --- | --- |
+/// | obs | float32 | `[G, 2m + 4]` | each game from the seat of the player to move (`kalaha.Rules.obs_dim`) |
+/// | mask | bool | `[G, m + 1]` | legal actions (`p - 1` sows pit `p`, `m` is the pie answer) |
+/// | to_play | uint8 | `[G]` | player to move: 0 opened the game (from South), 1 answered |
+/// | reward | float32 | `[G]` | +1/0/-1 for the player who made the step's move, when it ended the game |
+/// | done | bool | `[G]` | the step ended the game (it has been reset in the same step) |
+/// | final_obs() | float32 | `[G, 2m + 4]` | rows where done: the final board, seen by the last mover |
+/// | final_score() | uint8 | `[G, 2]` | rows where done: final scores of player 0 and player 1 |
+/// | final_len() | uint32 | `[G]` | entries where done: moves the game lasted |
+///
+/// `step(actions)` takes any 1-D integer array (or sequence) of length `G`; it releases the GIL
+/// while the games are stepped. An illegal action raises `ValueError` naming the first bad game
+/// and the move, and no game changes. `threads=None` takes `RAYON_NUM_THREADS` if it is set, else
+/// every core; give each of several workers on one machine its share.
+#[pyclass(name = "VecEnv", module = "kalaha._kalaha")]
+pub struct PyVecEnv {
+    env: VecEnv,
+    pool: rayon::ThreadPool,
+    threads: usize,
+    /// Seed of the last reset.
+    seed: u64,
+    /// Scratch for the actions of a step.
+    actions: Vec<u32>,
+    /// Steps since the last reset, for pickling; `None` once past [`LOG_LIMIT`].
+    log: Option<Vec<Entry>>,
+    log_bytes: usize,
+}
+
+/// `(obs, mask, to_play, reward, done)` as fresh numpy arrays.
+type Outputs<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray2<bool>>,
+    Bound<'py, PyArray1<u8>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<bool>>,
+);
+
+#[pymethods]
+impl PyVecEnv {
+    /// `games` games of `rules` (a preset name, a `kalaha.Rules`, a dict of options, or `None`
+    /// for Kalah(6,4)), reset with `seed`, stepped on `threads` threads.
+    #[new]
+    #[pyo3(signature = (games, rules=None, seed=0, threads=None))]
+    fn new(
+        py: Python<'_>,
+        games: usize,
+        rules: Option<&Bound<'_, PyAny>>,
+        seed: u64,
+        threads: Option<usize>,
+    ) -> PyResult<PyVecEnv> {
+        let rules = rules_from(rules)?;
+        let threads = match threads {
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(t) => t,
+            None => default_threads(),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("kalaha-env-{i}"))
+            .build()
+            .map_err(value_error)?;
+        let mut env = py
+            .detach(|| VecEnv::new(rules, games, seed))
+            .map_err(value_error)?;
+        env.set_grain(if threads == 1 {
+            games
+        } else {
+            default_grain(games, threads)
+        });
+        Ok(PyVecEnv {
+            env,
+            pool,
+            threads,
+            seed,
+            actions: vec![0; games],
+            log: Some(Vec::new()),
+            log_bytes: 0,
+        })
+    }
+
+    /// Number of games, `G`.
+    #[getter]
+    fn games(&self) -> usize {
+        self.env.games()
+    }
+
+    /// Number of games, `G` (Gymnasium's name).
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.env.games()
+    }
+
+    /// The rules every game is played under.
+    #[getter]
+    fn rules(&self) -> PyRules {
+        PyRules {
+            rules: *self.env.rules(),
+        }
+    }
+
+    /// Length of one observation, `2m + 4`.
+    #[getter]
+    fn obs_dim(&self) -> usize {
+        self.env.obs_dim()
+    }
+
+    /// Number of actions, `m + 1`.
+    #[getter]
+    fn action_count(&self) -> usize {
+        self.env.action_count()
+    }
+
+    /// Threads of this environment's pool.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Seed of the last reset.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn __len__(&self) -> usize {
+        self.env.games()
+    }
+
+    /// Puts every game at the start and seeds game `i`'s random stream from `(seed, i)`; `None`
+    /// draws a seed from the operating system (read it back from `seed`). Returns
+    /// `(obs, mask, to_play)`.
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<u64>,
+    ) -> (
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray2<bool>>,
+        Bound<'py, PyArray1<u8>>,
+    ) {
+        let seed = seed.unwrap_or_else(rand::random);
+        let (env, pool) = (&mut self.env, &self.pool);
+        py.detach(|| pool.install(|| env.reset(seed)));
+        self.seed = seed;
+        self.log = Some(Vec::new());
+        self.log_bytes = 0;
+        (
+            self.env.obs().to_pyarray(py),
+            self.env.mask().to_pyarray(py),
+            self.env.to_play().to_pyarray(py),
+        )
+    }
+
+    /// Plays `actions[i]` in game `i` for every game (games that end are reset in the same
+    /// step) and returns `(obs, mask, to_play, reward, done)`. Actions: a 1-D integer array or
+    /// sequence of length `G`. An illegal action raises `ValueError` and changes no game.
+    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<Outputs<'py>> {
+        self.read_actions(actions)?;
+        self.step_actions(py)?;
+        Ok(self.outputs(py))
+    }
+
+    /// Plays a uniformly random legal action in every game, drawn in native code from each
+    /// game's own stream, and returns `(obs, mask, to_play, reward, done)` like `step`.
+    fn step_random<'py>(&mut self, py: Python<'py>) -> Outputs<'py> {
+        self.random_steps(py, 1);
+        self.outputs(py)
+    }
+
+    /// `steps` steps of `step_random` in one call, returning nothing (read the arrays after).
+    fn step_random_n(&mut self, py: Python<'_>, steps: u64) {
+        self.random_steps(py, steps);
+    }
+
+    /// Observations `[G, 2m + 4]` (float32) of the current positions.
+    fn obs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.env.obs().to_pyarray(py)
+    }
+
+    /// Legal-action masks `[G, m + 1]` (bool).
+    fn mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
+        self.env.mask().to_pyarray(py)
+    }
+
+    /// The player to move in each game, `[G]` (uint8; 0 opened the game).
+    fn to_play<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.env.to_play().to_pyarray(py)
+    }
+
+    /// The last step's rewards `[G]` (float32), for the player who made each game's move.
+    fn reward<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        self.env.reward().to_pyarray(py)
+    }
+
+    /// Which games the last step ended, `[G]` (bool).
+    fn done<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        self.env.done().to_pyarray(py)
+    }
+
+    /// `[G, 2m + 4]` (float32): for games that ended in the last step, the final board seen from
+    /// the seat of the player who made the last move; other rows hold stale data.
+    fn final_obs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.env.final_obs().to_pyarray(py)
+    }
+
+    /// `[G, 2]` (uint8): for games that ended in the last step, the final scores of player 0 and
+    /// player 1; other rows hold stale data.
+    fn final_score<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u8>> {
+        self.env.final_score().to_pyarray(py)
+    }
+
+    /// `[G]` (uint32): for games that ended in the last step, the moves they lasted.
+    fn final_len<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.env.final_len().to_pyarray(py)
+    }
+
+    /// `[G]` (bool): whether the players of each game exchanged seats by the pie rule.
+    fn swapped<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        let v: Vec<bool> = (0..self.env.games()).map(|i| self.env.swapped(i)).collect();
+        v.to_pyarray(py)
+    }
+
+    /// `[G]` (uint32): moves played so far in each game.
+    fn game_len<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        let v: Vec<u32> = (0..self.env.games()).map(|i| self.env.game_len(i)).collect();
+        v.to_pyarray(py)
+    }
+
+    /// Game `game`'s current position.
+    fn position(&self, game: usize) -> PyResult<PyPosition> {
+        if game >= self.env.games() {
+            return Err(PyValueError::new_err(format!(
+                "there is no game {game}: the environment has {} games",
+                self.env.games()
+            )));
+        }
+        Ok(PyPosition {
+            pos: self.env.position(game),
+        })
+    }
+
+    /// Every game's current position.
+    fn positions(&self) -> Vec<PyPosition> {
+        (0..self.env.games())
+            .map(|i| PyPosition {
+                pos: self.env.position(i),
+            })
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "VecEnv(games={}, rules={}, seed={}, threads={})",
+            self.env.games(),
+            PyRules {
+                rules: *self.env.rules()
+            }
+            .repr(),
+            self.seed,
+            self.threads
+        )
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>, Bound<'py, PyBytes>)> {
+        let py = slf.py();
+        let me = slf.borrow();
+        let Some(log) = &me.log else {
+            let pickle = py.import("pickle")?;
+            return Err(PyErr::from_value(pickle.getattr("PicklingError")?.call1((format!(
+                "this VecEnv has stepped more than {} MiB of actions since its last reset, too many to record for pickling; call reset(seed) before pickling it",
+                LOG_LIMIT >> 20
+            ),))?));
+        };
+        let mut state = Vec::with_capacity(12 + me.log_bytes);
+        state.extend_from_slice(STATE_MAGIC);
+        state.extend_from_slice(&me.seed.to_le_bytes());
+        for e in log {
+            match e {
+                Entry::Actions(a) => {
+                    state.push(0);
+                    state.extend_from_slice(a);
+                }
+                Entry::Random(n) => {
+                    state.push(1);
+                    state.extend_from_slice(&n.to_le_bytes());
+                }
+            }
+        }
+        let args = (
+            me.env.games(),
+            PyRules {
+                rules: *me.env.rules(),
+            },
+            me.seed,
+            me.threads,
+        )
+            .into_pyobject(py)?;
+        Ok((
+            slf.get_type().into_any(),
+            args,
+            PyBytes::new(py, &state),
+        ))
+    }
+
+    /// Restores a pickled environment: resets with the recorded seed and replays the steps.
+    fn __setstate__(&mut self, py: Python<'_>, state: &[u8]) -> PyResult<()> {
+        let bad = |why: &str| PyValueError::new_err(format!("not a pickled kalaha VecEnv: {why}"));
+        if state.len() < 12 || &state[..4] != STATE_MAGIC {
+            return Err(bad("wrong header"));
+        }
+        let seed = u64::from_le_bytes(state[4..12].try_into().expect("8 bytes"));
+        let games = self.env.games();
+        let mut entries = Vec::new();
+        let mut rest = &state[12..];
+        while let Some((&tag, tail)) = rest.split_first() {
+            match tag {
+                0 if tail.len() >= games => {
+                    entries.push(Entry::Actions(tail[..games].into()));
+                    rest = &tail[games..];
+                }
+                1 if tail.len() >= 8 => {
+                    let n = u64::from_le_bytes(tail[..8].try_into().expect("8 bytes"));
+                    entries.push(Entry::Random(n));
+                    rest = &tail[8..];
+                }
+                _ => return Err(bad("cut short or damaged")),
+            }
+        }
+        let (env, pool) = (&mut self.env, &self.pool);
+        py.detach(|| {
+            pool.install(|| -> Result<(), EnvError> {
+                env.reset(seed);
+                let mut actions = vec![0u32; games];
+                for e in &entries {
+                    match e {
+                        Entry::Actions(a) => {
+                            for (d, &s) in actions.iter_mut().zip(a.iter()) {
+                                *d = s as u32;
+                            }
+                            env.step(&actions)?;
+                        }
+                        Entry::Random(n) => (0..*n).for_each(|_| env.step_random()),
+                    }
+                }
+                Ok(())
+            })
+        })
+        .map_err(|e| bad(&e.to_string()))?;
+        self.seed = seed;
+        self.log_bytes = entries
+            .iter()
+            .map(|e| match e {
+                Entry::Actions(a) => a.len() + 1,
+                Entry::Random(_) => 9,
+            })
+            .sum();
+        self.log = Some(entries);
+        Ok(())
+    }
+}
+
+impl PyVecEnv {
+    /// The outputs of the last step, copied out.
+    fn outputs<'py>(&self, py: Python<'py>) -> Outputs<'py> {
+        (
+            self.env.obs().to_pyarray(py),
+            self.env.mask().to_pyarray(py),
+            self.env.to_play().to_pyarray(py),
+            self.env.reward().to_pyarray(py),
+            self.env.done().to_pyarray(py),
+        )
+    }
+
+    /// Whether a step runs on the pool rather than inline on the caller's thread.
+    fn on_pool(&self) -> bool {
+        self.threads > 1 || self.env.games() >= PARALLEL_CHECK
+    }
+
+    /// Steps with `self.actions`, GIL released, and records the step.
+    fn step_actions(&mut self, py: Python<'_>) -> PyResult<()> {
+        let on_pool = self.on_pool();
+        let (env, pool, actions) = (&mut self.env, &self.pool, &self.actions);
+        py.detach(|| {
+            if on_pool {
+                pool.install(|| env.step(actions))
+            } else {
+                env.step(actions)
+            }
+        })
+        .map_err(value_error)?;
+        let entry = Entry::Actions(self.actions.iter().map(|&a| a as u8).collect());
+        self.record(self.actions.len() + 1, |log| log.push(entry));
+        Ok(())
+    }
+
+    /// `steps` random steps, GIL released, recorded.
+    fn random_steps(&mut self, py: Python<'_>, steps: u64) {
+        let on_pool = self.on_pool();
+        let (env, pool) = (&mut self.env, &self.pool);
+        py.detach(|| {
+            if on_pool {
+                pool.install(|| (0..steps).for_each(|_| env.step_random()));
+            } else {
+                (0..steps).for_each(|_| env.step_random());
+            }
+        });
+        self.record(0, |log| match log.last_mut() {
+            Some(Entry::Random(n)) => *n += steps,
+            _ => log.push(Entry::Random(steps)),
+        });
+    }
+
+    /// Adds to the step record, dropping it once it grows past [`LOG_LIMIT`].
+    fn record(&mut self, bytes: usize, add: impl FnOnce(&mut Vec<Entry>)) {
+        if let Some(log) = &mut self.log {
+            self.log_bytes += bytes.max(9);
+            if self.log_bytes > LOG_LIMIT {
+                self.log = None;
+            } else {
+                add(log);
+            }
+        }
+    }
+
+    /// Reads a step's actions into `self.actions`: any 1-D integer array or sequence of length
+    /// `G`. Values that no `u32` holds are refused here, naming the game; the rest the
+    /// environment checks.
+    fn read_actions(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        let games = self.env.games();
+        let max = self.env.action_count() - 1;
+        let out = &mut self.actions;
+        macro_rules! from_array {
+            ($($t:ty),*) => {$(
+                if let Ok(a) = obj.extract::<PyReadonlyArray1<'_, $t>>() {
+                    let view = a.as_array();
+                    return fill(out, games, max, view.len(), view.iter().map(|&x| x as i128));
+                }
+            )*};
+        }
+        from_array!(i64, i32, u32, u8, i8, u16, i16, u64);
+        match obj.extract::<Vec<i64>>() {
+            Ok(v) => fill(out, games, max, v.len(), v.iter().map(|&x| x as i128)),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "actions must be a 1-D integer array or sequence of {games} actions, not {}",
+                obj.get_type().name()?
+            ))),
+        }
+    }
+}
+
+/// Copies `len` actions from `values` into `out` (resized to `games`), refusing a wrong length
+/// or a value outside `0..=u32::MAX`.
+fn fill(
+    out: &mut [u32],
+    games: usize,
+    max: usize,
+    len: usize,
+    values: impl Iterator<Item = i128>,
+) -> PyResult<()> {
+    if len != games {
+        return Err(value_error(EnvError::Count {
+            what: "actions",
+            expected: games,
+            got: len,
+        }));
+    }
+    for (game, (d, a)) in out.iter_mut().zip(values).enumerate() {
+        *d = u32::try_from(a).map_err(|_| {
+            PyValueError::new_err(format!(
+                "game {game}: action {a} is out of range (actions are 0 to {max})"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Threads when the caller names none: `RAYON_NUM_THREADS` if set to a positive number, else
+/// every core.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
