@@ -97,8 +97,9 @@ impl PyPosition {
     }
 
     /// The seeds in `side`'s pits 1..m (`side`: `"south"`/`"s"` or `"north"`/`"n"`).
-    fn pits(&self, side: &str) -> PyResult<Vec<u8>> {
-        Ok(self.pos.row(parse_side(side)?).to_vec())
+    fn pits(&self, side: &str) -> PyResult<Vec<u32>> {
+        let row = self.pos.row(parse_side(side)?);
+        Ok(row.iter().map(|&x| x as u32).collect())
     }
 
     /// The seeds in `side`'s store.

@@ -1,0 +1,242 @@
+"""The native VecEnv: the same games as the Rust library, dtypes and shapes, errors, pickling."""
+
+import json
+import pathlib
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import kalaha
+
+DATA = pathlib.Path(__file__).parent / "data" / "env_trajectories.json"
+
+
+def fnv(data: bytes, h: int) -> int:
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def counts(obs: np.ndarray, total: int) -> np.ndarray:
+    """Observations back to seed counts (the two flags stay 0/1), as the Rust side digests them."""
+    c = np.rint(obs * total)
+    c[..., -2:] = np.rint(obs[..., -2:])
+    return c.astype(np.uint8)
+
+
+def digest(env: kalaha.VecEnv, out, stepped: bool) -> int:
+    obs, mask, to_play, reward, done = out
+    total = env.rules.total_seeds
+    c = counts(obs, total)
+    h = 0xCBF29CE484222325
+    if stepped:
+        fobs, fscore, flen = counts(env.final_obs(), total), env.final_score(), env.final_len()
+    for i in range(env.games):
+        h = fnv(c[i].tobytes() + mask[i].astype(np.uint8).tobytes() + bytes([to_play[i]]), h)
+        if stepped:
+            h = fnv(bytes([np.int8(reward[i]).view(np.uint8), int(done[i])]), h)
+            if done[i]:
+                h = fnv(fobs[i].tobytes() + fscore[i].tobytes() + np.uint32(flen[i]).tobytes(), h)
+    return h
+
+
+def pick(mask: np.ndarray, t: int) -> np.ndarray:
+    """Game i's legal action number (7t + 13i) mod count, as the Rust reference picks it."""
+    actions = np.empty(len(mask), dtype=np.int64)
+    for i, row in enumerate(mask):
+        legal = np.flatnonzero(row)
+        actions[i] = legal[(7 * t + 13 * i) % len(legal)]
+    return actions
+
+
+REFERENCE = json.loads(DATA.read_text())
+
+
+@pytest.mark.parametrize("case", REFERENCE["cases"], ids=lambda c: c["name"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_same_games_as_the_rust_env_on_the_same_seed_and_actions(case, threads):
+    rules = case["rules"]
+    env = kalaha.VecEnv(case["games"], rules if isinstance(rules, str) else kalaha.Rules(**rules), seed=case["seed"], threads=threads)
+    expected = case["digests"]
+    got = [digest(env, (*env.reset(case["seed"]), None, None), stepped=False)]
+    t = 0
+    for kind, steps in REFERENCE["phases"]:
+        for _ in range(steps):
+            out = env.step_random() if kind == "random" else env.step(pick(env.mask(), t))
+            got.append(digest(env, out, stepped=True))
+            t += 1
+    got_hex = [f"{h:016x}" for h in got]
+    first_bad = next((i for i, (a, b) in enumerate(zip(got_hex, expected)) if a != b), None)
+    assert first_bad is None, f"step {first_bad}: python {got_hex[first_bad]}, rust {expected[first_bad]}"
+    assert len(got_hex) == len(expected)
+
+
+def test_observations_and_masks_agree_with_the_positions():
+    env = kalaha.VecEnv(64, "international", seed=5, threads=1)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        mask = env.mask()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        before = env.positions()
+        obs, mask, to_play, reward, done = env.step(actions)
+        for i, pos in enumerate(env.positions()):
+            np.testing.assert_array_equal(obs[i], pos.observation())
+            assert list(np.flatnonzero(mask[i])) == pos.legal_actions()
+            after = before[i].play_action(int(actions[i]))
+            if done[i]:
+                assert after.is_over and pos == kalaha.Position.start()
+                south, north = after.score
+                assert sorted(env.final_score()[i]) == sorted([south, north])
+                np.testing.assert_array_equal(env.final_obs()[i], after.observation(before[i].to_move))
+            else:
+                assert after == pos and reward[i] == 0
+
+
+def test_dtypes_and_shapes():
+    env = kalaha.VecEnv(10, {"pits": 5, "seeds": 3, "pie": True}, seed=1, threads=1)
+    assert (env.games, env.obs_dim, env.action_count, len(env)) == (10, 14, 6, 10)
+    obs, mask, to_play = env.reset(2)
+    assert obs.dtype == np.float32 and obs.shape == (10, 14)
+    assert mask.dtype == np.bool_ and mask.shape == (10, 6)
+    assert to_play.dtype == np.uint8 and to_play.shape == (10,)
+    obs, mask, to_play, reward, done = env.step_random()
+    assert reward.dtype == np.float32 and reward.shape == (10,)
+    assert done.dtype == np.bool_ and done.shape == (10,)
+    assert env.final_obs().shape == (10, 14) and env.final_obs().dtype == np.float32
+    assert env.final_score().shape == (10, 2) and env.final_score().dtype == np.uint8
+    assert env.final_len().dtype == np.uint32 and env.game_len().dtype == np.uint32
+    assert env.swapped().dtype == np.bool_
+    assert np.allclose(obs[:, :12].sum(axis=1), 1.0)
+
+
+def test_outputs_are_copies_not_views_the_next_step_overwrites():
+    env = kalaha.VecEnv(8, seed=3, threads=1)
+    obs, *_ = env.step_random()
+    kept = obs.copy()
+    env.step_random()
+    np.testing.assert_array_equal(obs, kept)
+    obs[:] = 9  # writing to a returned array changes nothing inside
+    assert env.obs().max() <= 1.0
+
+
+def test_actions_take_any_integer_dtype_and_sequences():
+    env = kalaha.VecEnv(4, seed=0, threads=1)
+    for dt in (np.int64, np.int32, np.uint8, np.uint32, np.int16):
+        env.reset(0)
+        env.step(np.zeros(4, dtype=dt))
+    env.reset(0)
+    env.step([0, 1, 2, 3])
+    env.step(np.arange(8)[::2] % 3)  # a strided view
+
+
+def test_an_illegal_action_raises_naming_game_and_move_and_changes_nothing():
+    env = kalaha.VecEnv(5, seed=0, threads=1)
+    env.step([2, 2, 2, 2, 2])  # pit 3: last seed in the store, extra turn; pit 3 is now empty
+    before = [str(p) for p in env.positions()]
+    obs_before = env.obs()
+    with pytest.raises(ValueError, match=r"game 3: action 2 \(3\) is illegal: pit 3 is empty"):
+        env.step([0, 0, 0, 2, 0])
+    assert [str(p) for p in env.positions()] == before
+    np.testing.assert_array_equal(env.obs(), obs_before)
+    with pytest.raises(ValueError, match=r"game 1: action 7 is out of range \(actions are 0 to 6\)"):
+        env.step([0, 7, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"game 2: action -1 is out of range"):
+        env.step([0, 0, -1, 0, 0])
+    with pytest.raises(ValueError, match="actions has 4 rows; the environment has 5 games"):
+        env.step([0, 0, 0, 0])
+    with pytest.raises(TypeError, match="1-D integer array"):
+        env.step(np.zeros((5, 1), dtype=np.int64))
+    assert [str(p) for p in env.positions()] == before
+
+
+def test_bad_construction_is_refused():
+    with pytest.raises(ValueError, match="at least one game"):
+        kalaha.VecEnv(0)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        kalaha.VecEnv(4, threads=0)
+    with pytest.raises(ValueError, match="unknown rules preset 'chess'"):
+        kalaha.VecEnv(4, "chess")
+    with pytest.raises(ValueError, match="pits per side must be 1 to 15"):
+        kalaha.VecEnv(4, {"pits": 16})
+    with pytest.raises(ValueError, match="unknown rule option 'colour'"):
+        kalaha.VecEnv(4, {"colour": "red"})
+    with pytest.raises(ValueError, match="unknown capture rule"):
+        kalaha.Rules(capture="sometimes")
+
+
+def test_thread_count_and_rayon_num_threads(monkeypatch):
+    assert kalaha.VecEnv(4, threads=3).threads == 3
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    assert kalaha.VecEnv(4).threads == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "2")
+    assert kalaha.VecEnv(4).threads == 2
+
+
+def test_results_do_not_depend_on_threads():
+    a = kalaha.VecEnv(3000, seed=9, threads=1)
+    b = kalaha.VecEnv(3000, seed=9, threads=2)
+    for _ in range(50):
+        oa, ob = a.step_random(), b.step_random()
+        for x, y in zip(oa, ob):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_step_releases_the_gil():
+    env = kalaha.VecEnv(20000, seed=1, threads=1)
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        env.step_random_n(400)  # long enough that a held GIL would starve the counter
+    finally:
+        stop.set()
+        t.join()
+    assert len(ticks) > 100
+
+
+def test_pickling_replays_the_same_state():
+    env = kalaha.VecEnv(16, {"pits": 4, "seeds": 3, "pie": True}, seed=4, threads=1)
+    rng = np.random.default_rng(1)
+    for k in range(60):
+        if k % 3 == 0:
+            env.step_random()
+        else:
+            env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.mask()]))
+    clone = pickle.loads(pickle.dumps(env))
+    assert [str(p) for p in clone.positions()] == [str(p) for p in env.positions()]
+    np.testing.assert_array_equal(clone.game_len(), env.game_len())
+    np.testing.assert_array_equal(clone.swapped(), env.swapped())
+    # The random streams were restored too: both go on identically.
+    for _ in range(30):
+        for x, y in zip(env.step_random(), clone.step_random()):
+            np.testing.assert_array_equal(x, y)
+    assert (clone.games, clone.threads, clone.seed, clone.rules) == (env.games, env.threads, env.seed, env.rules)
+
+
+def test_pickled_state_that_is_damaged_is_refused():
+    env = kalaha.VecEnv(4, seed=1, threads=1)
+    fn, args, state = env.__reduce__()
+    fresh = fn(*args)
+    with pytest.raises(ValueError, match="not a pickled kalaha VecEnv"):
+        fresh.__setstate__(b"nope")
+    with pytest.raises(ValueError, match="cut short or damaged"):
+        fresh.__setstate__(state + b"\x00\x01")
+    with pytest.raises(ValueError, match="not a pickled kalaha VecEnv: game 0: action 6"):
+        fresh.__setstate__(state + b"\x00" + bytes([6, 0, 0, 0]))
+
+
+def test_reset_without_a_seed_draws_one_and_reports_it():
+    env = kalaha.VecEnv(4, seed=1, threads=1)
+    env.reset()
+    s = env.seed
+    again = kalaha.VecEnv(4, seed=s, threads=1)
+    for x, y in zip(env.step_random(), again.step_random()):
+        np.testing.assert_array_equal(x, y)
