@@ -1,22 +1,27 @@
 //! kalaha: Kalah(m,n) as a reinforcement-learning training ground.
 //!
-//! Layers, each using only those above it (STYLE.md's map):
+//! Layers, bottom to top, each using only those below it (STYLE.md's map; `tests/layers.rs`
+//! fails on an upward `crate::` path):
+//! 0. [`files`]: files written whole or not at all (temporary name, flush, rename). Std only.
 //! 1. [`rules`]: positions, moves, rule options, notation, game records. Std only.
-//! 2. [`env`]: the vectorised environment (batches of games stepped in parallel, observations).
-//! 3. [`solver`]: the exact solver (search, transposition table, endgame database).
-//! 4. [`search`]: Gumbel AlphaZero search over a batch of games, behind an evaluator trait.
-//! 5. `nn` (feature `train`): the burn policy/value network and its batch evaluator.
-//! 6. `train` (feature `train`): self-play, replay, learning, evaluation, checkpoints, logs.
-//! 7. [`bots`]: players behind one interface, and the match runner; [`eval`]: the arena (ratings,
-//!    the solver's judgement, reports).
-//! 8. [`bench`], [`cli`] and [`play`]: throughput measurements, the `kalaha` command line and the
-//!    game for a person.
+//! 2. [`bench`]: the rules core's throughput and the timing helpers of every benchmark.
+//! 3. [`env`]: the vectorised environment (batches of games stepped in parallel, observations).
+//! 4. [`solver`]: the exact solver (search, transposition table, endgame database and oracle).
+//! 5. [`search`]: Gumbel AlphaZero search over a batch of games, behind an evaluator trait.
+//! 6. `nn` (feature `train`): the burn policy/value network, its batch evaluator, and trained
+//!    models read from disk.
+//! 7. [`bots`]: players behind one interface (a trained network among them), and the match runner.
+//! 8. `train` (feature `train`): self-play through the env, replay, learning, judging, checkpoints,
+//!    logs.
+//! 9. [`eval`]: the arena (ratings, the solver's judgement, reports).
+//! 10. [`play`] and [`cli`]: the game for a person, and the `kalaha` command line.
 
 pub mod bench;
 pub mod bots;
 pub mod cli;
 pub mod env;
 pub mod eval;
+pub mod files;
 #[cfg(feature = "train")]
 pub mod nn;
 pub mod play;

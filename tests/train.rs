@@ -44,9 +44,16 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
     ok(&kalaha(&dir, &["train", "--config", &cfg]));
 
     let ck = dir.join("checkpoints/smoke");
-    for f in ["model.bpk", "optim.bpk", "meta.json"] {
+    for f in [
+        "model-000003.bpk",
+        "optim-000003.bpk",
+        "state-000003.bin",
+        "meta.json",
+    ] {
         assert!(ck.join(f).is_file(), "missing {f}");
     }
+    // Only the latest checkpoint's files are kept.
+    assert!(!ck.join("model-000002.bpk").exists());
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(ck.join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["iteration"], 3);
@@ -134,6 +141,29 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
         serde_json::from_str(&std::fs::read_to_string(ck.join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["iteration"], 4);
 
+    // A resume may change the run's length and evaluation, not how it learns.
+    let out = kalaha(
+        &dir,
+        &[
+            "train",
+            "--config",
+            &cfg,
+            "--resume",
+            "--set",
+            "run.iterations=5",
+            "--set",
+            "search.simulations=8",
+            "--set",
+            "optim.lr=0.01",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("differs from the checkpoint's in optim.lr, search.simulations ("),
+        "{err}"
+    );
+
     // Another network shape and a corrupt model file are clear errors.
     let out = kalaha(
         &dir,
@@ -148,7 +178,7 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("network shape"));
-    std::fs::write(ck.join("model.bpk"), b"not a model").unwrap();
+    std::fs::write(ck.join("model-000004.bpk"), b"not a model").unwrap();
     let out = kalaha(
         &dir,
         &[
@@ -160,6 +190,80 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
         String::from_utf8_lossy(&out.stderr).contains("corrupt"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// What a checkpoint's network says of a few positions, bit for bit (weight files differ in the
+/// parameter ids burn draws at random, not in the weights).
+fn outputs(ck: &Path) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    use kalaha::rules::{Move, Position, Rules};
+    use kalaha::search::Evaluator;
+    let m = kalaha::nn::model::load(ck).unwrap();
+    let mut ev = kalaha::nn::NetEvaluator::new(m.net, burn::prelude::Device::flex());
+    let mut p = Position::start(&Rules::kalah64());
+    let mut positions = vec![p];
+    for a in [2usize, 0, 3, 4, 1, 5, 0, 2, 3, 1] {
+        let mv = Move::from_action(a, 6);
+        if p.legal_moves().contains(mv) {
+            p.play(mv).unwrap();
+            positions.push(p);
+        }
+    }
+    let (mut l, mut v, mut g) = (Vec::new(), Vec::new(), Vec::new());
+    ev.evaluate(&positions, &mut l, &mut v, &mut g);
+    (l, v, g)
+}
+
+/// A run stopped after two iterations and resumed ends where the uninterrupted run ends: the same
+/// network outputs, bit for bit, on the CPU backend, and the same replay buffer and games.
+#[test]
+fn a_stopped_and_resumed_run_follows_the_uninterrupted_one() {
+    use kalaha::train::{TrainConfig, Trainer};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let dir = scratch("resume");
+    let sets = |name: &str| {
+        vec![
+            format!("run.name={name}"),
+            format!("run.checkpoint_dir={}", dir.join("checkpoints").display()),
+            format!("run.experiment_dir={}", dir.join("experiments").display()),
+            "run.iterations=4".to_string(),
+            "eval.every=0".to_string(),
+        ]
+    };
+    let cfg = |name: &str| TrainConfig::load(Path::new(&config()), &sets(name)).unwrap();
+    let stop = AtomicBool::new(false);
+    Trainer::new(cfg("whole"), false)
+        .unwrap()
+        .run(&stop, &mut |_| {})
+        .unwrap();
+
+    let mut t = Trainer::new(cfg("halves"), false).unwrap();
+    t.run(&stop, &mut |p| {
+        if p.iteration == 2 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!(t.meta().iteration, 2);
+    drop(t);
+    stop.store(false, Ordering::Relaxed);
+    let mut t = Trainer::new(cfg("halves"), true).unwrap();
+    t.run(&stop, &mut |_| {}).unwrap();
+    assert_eq!(t.meta().iteration, 4);
+
+    let ck = |name: &str| dir.join(format!("checkpoints/{name}"));
+    assert!(
+        outputs(&ck("whole")) == outputs(&ck("halves")),
+        "the resumed run's network differs"
+    );
+    let state = |name: &str| {
+        std::fs::read(dir.join(format!("checkpoints/{name}/state-000004.bin"))).unwrap()
+    };
+    assert!(
+        state("whole") == state("halves"),
+        "the resumed run's replay or games differ"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -11,16 +11,14 @@ use rand::RngExt;
 use rand::rngs::SmallRng;
 
 use super::Bot;
-use crate::nn::{Net, NetEvaluator};
+use crate::nn::NetEvaluator;
+use crate::nn::model::{self, Model};
 use crate::rules::{Move, Position, Rules, RulesSpec};
-use crate::search::{SearchConfig, search_batch};
-use crate::train::{checkpoint, eval::greedy_actions};
+use crate::search::{SearchConfig, greedy_actions, search_batch};
 
 /// Checkpoints loaded so far, by path: each game builds its own bot from a copy.
-type Loaded = (Net, RulesSpec, SearchConfig);
-
-fn cache() -> &'static Mutex<HashMap<String, Loaded>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Loaded>>> = OnceLock::new();
+fn cache() -> &'static Mutex<HashMap<String, Model>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Model>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -28,15 +26,13 @@ fn cache() -> &'static Mutex<HashMap<String, Loaded>> {
 /// trained for.
 pub fn load(path: &str) -> anyhow::Result<RulesSpec> {
     let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, r, _)) = c.get(path) {
-        return Ok(*r);
+    if let Some(m) = c.get(path) {
+        return Ok(m.card.rules);
     }
-    let (net, meta) = checkpoint::load_net(&checkpoint::folder(Path::new(path)), &Device::flex())?;
-    c.insert(
-        path.to_string(),
-        (net.valid(), meta.rules, meta.config.search),
-    );
-    Ok(meta.rules)
+    let m = model::load(Path::new(path))?;
+    let rules = m.card.rules;
+    c.insert(path.to_string(), m);
+    Ok(rules)
 }
 
 /// Refuses a checkpoint trained for other rules than `rules`.
@@ -64,13 +60,12 @@ impl PolicyBot {
     /// A player from a checkpoint already checked by [`load`]; `margin` overrides the search
     /// utility's margin weight.
     pub fn from_cache(path: &str, sims: Option<u32>, margin: Option<f32>) -> PolicyBot {
-        let (net, pits, search) = match cache().lock().unwrap_or_else(|e| e.into_inner()).get(path)
-        {
-            Some((net, rules, search)) => (net.clone(), rules.pits as usize, *search),
+        let (net, search) = match cache().lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+            Some(m) => (m.net.clone(), m.card.search),
             None => panic!("policy:{path} was not loaded when its name was parsed"),
         };
         PolicyBot {
-            ev: NetEvaluator::new(net, pits, Device::flex()),
+            ev: NetEvaluator::new(net, Device::flex()),
             sims,
             search: SearchConfig {
                 margin_weight: margin.unwrap_or(search.margin_weight),

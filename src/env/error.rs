@@ -37,6 +37,9 @@ pub enum EnvError {
         mv: Move,
         reason: IllegalMove,
     },
+    /// A position of other rules, or one already over, given to a game.
+    #[error("game {game}: the position is of other rules or already over")]
+    BadPosition { game: usize },
     /// Probabilities or logits that give no way to sample a legal move.
     #[error("game {game}: cannot sample an action: {reason}")]
     Sampling { game: usize, reason: &'static str },

@@ -23,6 +23,18 @@ pub const fn obs_dim(pits: usize) -> usize {
     2 * pits + 4
 }
 
+/// Bins of the one-hot seed counts of [`encode_onehot`]: counts `0..=2m` and one bin for more
+/// (a pit that sows round past every other pit), `2m + 2`.
+pub const fn count_bins(pits: usize) -> usize {
+    2 * pits + 2
+}
+
+/// Length of [`encode_onehot`]'s output for `pits` pits per side: the observation, then each pit's
+/// count one-hot, `obs_dim + 2m * count_bins`.
+pub const fn onehot_dim(pits: usize) -> usize {
+    obs_dim(pits) + 2 * pits * count_bins(pits)
+}
+
 /// Number of actions for `pits` pits per side: one per pit plus the pie answer, `pits + 1`.
 pub const fn action_count(pits: usize) -> usize {
     pits + 1
@@ -53,6 +65,23 @@ pub fn encode_as(pos: &Position, seat: Side, out: &mut [f32]) {
     out[2 * m + 3] = pie_to_come(pos) as u8 as f32;
 }
 
+/// Writes the observation of `pos` for the player to move (as [`encode`]) followed by each of the
+/// `2m` pits' seed count one-hot in [`count_bins`] bins, in the observation's pit order, into `out`
+/// (length [`onehot_dim`]). Where a sowing ends (the store, an empty pit, round the board) is a
+/// step function of the exact count; one bin per count lets a network read it linearly.
+pub fn encode_onehot(pos: &Position, out: &mut [f32]) {
+    let m = pos.rules().pits();
+    assert_eq!(out.len(), onehot_dim(m), "observation buffer length");
+    let (base, bins) = out.split_at_mut(obs_dim(m));
+    encode(pos, base);
+    bins.fill(0.0);
+    let me = pos.to_move();
+    let nb = count_bins(m);
+    for (j, &c) in pos.row(me).iter().chain(pos.row(me.other())).enumerate() {
+        bins[j * nb + (c as usize).min(nb - 1)] = 1.0;
+    }
+}
+
 /// Whether the pie answer is still to come: pie rule on, game not over, opening turn going on.
 pub fn pie_to_come(pos: &Position) -> bool {
     pos.rules().pie && pos.phase == Phase::Opening && !pos.is_over()
@@ -80,6 +109,31 @@ mod tests {
         assert_eq!(seeds, [1, 2, 3, 4, 5, 6, 8, 0, 0, 0, 0, 9, 7, 3, 0, 0]);
         let total: f32 = o[..14].iter().sum();
         assert!((total - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn onehot_marks_one_bin_per_pit_and_caps_large_counts() {
+        let rules = Rules::kalah64();
+        let pos: Position = "1,2,3,0,5,16,7/8,0,0,0,0,3,3 n"
+            .parse::<Setup>()
+            .unwrap()
+            .position(&rules)
+            .unwrap();
+        let mut o = vec![0.0; onehot_dim(6)];
+        encode_onehot(&pos, &mut o);
+        let mut base = vec![0.0; obs_dim(6)];
+        encode(&pos, &mut base);
+        assert_eq!(&o[..16], &base[..]);
+        let bins = &o[16..];
+        assert_eq!(bins.len(), 12 * 14);
+        for (j, want) in [8, 0, 0, 0, 0, 3, 1, 2, 3, 0, 5, 13]
+            .into_iter()
+            .enumerate()
+        {
+            let row = &bins[j * 14..(j + 1) * 14];
+            assert_eq!(row.iter().sum::<f32>(), 1.0);
+            assert_eq!(row[want], 1.0, "pit {j}");
+        }
     }
 
     #[test]

@@ -219,6 +219,38 @@ impl VecEnv {
         }
     }
 
+    /// Puts each game `i` at `games[i]`: a position of the env's rules that is not over, whether
+    /// its players exchanged seats by the pie rule, and the moves played so far (to restore games
+    /// saved from [`VecEnv::position`], [`VecEnv::swapped`] and [`VecEnv::game_len`]). Outputs are
+    /// recomputed; random streams are kept. Nothing changes if one is refused.
+    pub fn set_games(&mut self, games: &[(Position, bool, u32)]) -> Result<(), EnvError> {
+        if games.len() != self.games {
+            return Err(EnvError::Count {
+                what: "games",
+                expected: self.games,
+                got: games.len(),
+            });
+        }
+        if let Some(game) = games
+            .iter()
+            .position(|(p, _, _)| *p.rules() != self.ctx.rules || p.is_over())
+        {
+            return Err(EnvError::BadPosition { game });
+        }
+        for (i, (p, swapped, len)) in games.iter().enumerate() {
+            self.cells[i] = p.cells;
+            self.seat[i] = p.to_move;
+            self.phase[i] = p.phase;
+            self.swapped[i] = *swapped;
+            self.len[i] = *len;
+        }
+        self.reward.fill(0.0);
+        self.done.fill(false);
+        let ctx = self.ctx;
+        kernel::refresh(&ctx, self.chunk());
+        Ok(())
+    }
+
     /// Whether the players of game `i` exchanged seats by the pie rule (player 0 sits North).
     pub fn swapped(&self, i: usize) -> bool {
         self.swapped[i]

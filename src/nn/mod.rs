@@ -1,18 +1,23 @@
-//! The policy/value network (a burn MLP), the observation it reads, and the batch evaluator that
-//! lets [`crate::search`] call it.
+//! The policy/value network (a burn MLP), the observation it reads, the batch evaluator that
+//! lets [`crate::search`] call it, and trained models on disk ([`model`]).
 //!
-//! Observation for the player to move, `2m + 3` floats: own pits 1..m, opponent pits 1..m (each
-//! divided by the seeds per pit `n`), own store, opponent store (each divided by half the seeds on
-//! the board), and 1 if the pie answer `swap` is legal now. Outputs: `m + 1` policy logits (pit
-//! `p` at index `p - 1`, swap at `m`; the caller masks illegal moves), a value in [-1, 1] (the
-//! expected result for the player to move) and a margin in [-1, 1] (the expected final margin for
-//! the player to move, divided by all seeds).
+//! The network reads the environment's observation ([`crate::env::obs`]): `counts` is the
+//! env's `2m + 4` floats, `onehot` adds each pit's seed count one-hot
+//! ([`crate::env::obs::encode_onehot`]). `legacy` is the encoding of networks trained before
+//! there was one encoder (`2m + 3` floats: pits divided by `n`, stores by half the seeds, the swap
+//! flag) and only serves to read them. Outputs: `m + 1` policy logits (pit `p` at index `p - 1`,
+//! swap at `m`; the caller masks illegal moves), a value in [-1, 1] (the expected result for the
+//! player to move) and a margin in [-1, 1] (the expected final margin for the player to move,
+//! divided by all seeds).
+
+pub mod model;
 
 use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::activation;
 use serde::{Deserialize, Serialize};
 
+use crate::env::obs;
 use crate::rules::{Position, Side};
 use crate::search::Evaluator;
 
@@ -30,6 +35,52 @@ pub enum Activation {
     Tanh,
 }
 
+/// What the network reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Input {
+    /// The encoding of networks trained before the environment's; the default, so that their
+    /// sidecars (which do not name it) still load.
+    #[default]
+    Legacy,
+    /// The environment's observation, [`obs::encode`].
+    Counts,
+    /// The environment's observation and one-hot pit counts, [`obs::encode_onehot`].
+    Onehot,
+}
+
+impl Input {
+    /// Floats per position for `pits` pits per side.
+    pub fn width(self, pits: usize) -> usize {
+        match self {
+            Input::Legacy => 2 * pits + 3,
+            Input::Counts => obs::obs_dim(pits),
+            Input::Onehot => obs::onehot_dim(pits),
+        }
+    }
+
+    /// Writes what the network reads of `pos` (for the player to move) into `out` (length
+    /// [`Input::width`]).
+    pub fn encode(self, pos: &Position, out: &mut [f32]) {
+        match self {
+            Input::Legacy => encode_legacy(pos, out),
+            Input::Counts => obs::encode(pos, out),
+            Input::Onehot => obs::encode_onehot(pos, out),
+        }
+    }
+
+    /// A batch of positions as one `[len, width]` tensor.
+    pub fn batch(self, positions: &[Position], device: &Device) -> Tensor<2> {
+        let pits = positions.first().map_or(1, |p| p.rules().pits());
+        let k = self.width(pits);
+        let mut buf = vec![0.0f32; positions.len() * k];
+        for (p, out) in positions.iter().zip(buf.chunks_exact_mut(k)) {
+            self.encode(p, out);
+        }
+        Tensor::from_data(TensorData::new(buf, [positions.len(), k]), device)
+    }
+}
+
 /// Network shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,15 +91,13 @@ pub struct NetConfig {
     pub layers: usize,
     /// Hidden-layer nonlinearity.
     pub activation: Activation,
+    /// What the network reads (optional; `legacy` when absent, for old checkpoints).
+    #[serde(default)]
+    pub input: Input,
 }
 
-/// Observation length for `pits` pits per side.
-pub fn inputs(pits: usize) -> usize {
-    2 * pits + 3
-}
-
-/// Writes the observation of `pos` for the player to move into `out` (length [`inputs`]).
-pub fn encode(pos: &Position, out: &mut [f32]) {
+/// The legacy encoding (see the module text).
+fn encode_legacy(pos: &Position, out: &mut [f32]) {
     let rules = pos.rules();
     let m = rules.pits();
     let me = pos.to_move();
@@ -66,16 +115,6 @@ pub fn encode(pos: &Position, out: &mut [f32]) {
     out[2 * m + 2] = if pos.swap_allowed() { 1.0 } else { 0.0 };
 }
 
-/// Observations of a batch of positions as one `[len, inputs]` tensor.
-pub fn encode_batch(positions: &[Position], pits: usize, device: &Device) -> Tensor<2> {
-    let k = inputs(pits);
-    let mut buf = vec![0.0f32; positions.len() * k];
-    for (p, out) in positions.iter().zip(buf.chunks_exact_mut(k)) {
-        encode(p, out);
-    }
-    Tensor::from_data(TensorData::new(buf, [positions.len(), k]), device)
-}
-
 /// The final margin for `seat` divided by all seeds: the margin head's target.
 pub fn margin_target(final_pos: &Position, seat: Side) -> f32 {
     crate::search::margin_for(final_pos, seat)
@@ -90,6 +129,8 @@ pub struct Net {
     value: Linear,
     #[module(skip)]
     activation: Activation,
+    #[module(skip)]
+    input: Input,
 }
 
 /// What one forward pass gives.
@@ -106,7 +147,7 @@ impl Net {
     /// A freshly initialised network for `pits` pits per side.
     pub fn new(cfg: &NetConfig, pits: usize, device: &Device) -> Net {
         let mut trunk = Vec::with_capacity(cfg.layers);
-        let mut width = inputs(pits);
+        let mut width = cfg.input.width(pits);
         for _ in 0..cfg.layers {
             trunk.push(LinearConfig::new(width, cfg.hidden).init(device));
             width = cfg.hidden;
@@ -116,7 +157,13 @@ impl Net {
             policy: LinearConfig::new(width, pits + 1).init(device),
             value: LinearConfig::new(width, 2).init(device),
             activation: cfg.activation,
+            input: cfg.input,
         }
+    }
+
+    /// What the network reads.
+    pub fn input(&self) -> Input {
+        self.input
     }
 
     /// One forward pass over a `[batch, inputs]` observation tensor.
@@ -144,7 +191,6 @@ impl Net {
 /// Calls a network (without autodiff) on batches of positions for the search.
 pub struct NetEvaluator {
     net: Net,
-    pits: usize,
     device: Device,
     /// Positions evaluated so far.
     pub evaluated: u64,
@@ -152,10 +198,9 @@ pub struct NetEvaluator {
 
 impl NetEvaluator {
     /// Wraps a network; `net` should be a validation copy (`Module::valid`).
-    pub fn new(net: Net, pits: usize, device: Device) -> NetEvaluator {
+    pub fn new(net: Net, device: Device) -> NetEvaluator {
         NetEvaluator {
             net,
-            pits,
             device,
             evaluated: 0,
         }
@@ -181,7 +226,7 @@ impl Evaluator for NetEvaluator {
         if positions.is_empty() {
             return;
         }
-        let x = encode_batch(positions, self.pits, &self.device);
+        let x = self.net.input.batch(positions, &self.device);
         let out = self.net.forward(x);
         logits.extend(
             out.logits
@@ -215,8 +260,8 @@ mod tests {
         let rules = Rules::kalah64();
         let pos = Position::parse("0,1,2,3,4,5,6/7,8,9,10,11,12,0 n", &rules)
             .unwrap_or_else(|_| Position::parse("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", &rules).unwrap());
-        let mut o = vec![0.0; inputs(6)];
-        encode(&pos, &mut o);
+        let mut o = vec![0.0; Input::Legacy.width(6)];
+        Input::Legacy.encode(&pos, &mut o);
         let me = pos.to_move();
         assert_eq!(o[0], pos.pit(me, 1) as f32 / 4.0);
         assert_eq!(o[6], pos.pit(me.other(), 1) as f32 / 4.0);
@@ -230,9 +275,10 @@ mod tests {
             hidden: 16,
             layers: 2,
             activation: Activation::Relu,
+            input: Input::Onehot,
         };
         let net = Net::new(&cfg, 6, &device);
-        let mut ev = NetEvaluator::new(net, 6, device);
+        let mut ev = NetEvaluator::new(net, device);
         let pos = [Position::start(&Rules::kalah64()); 5];
         let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
         ev.evaluate(&pos, &mut l, &mut v, &mut m);

@@ -341,6 +341,45 @@ impl Position {
         Some(pos)
     }
 
+    /// The position as 34 bytes (the 32 cells, the side to move, the phase of the opening), for
+    /// files that save games in flight; [`Position::from_bytes`] reads them back.
+    pub fn to_bytes(&self) -> [u8; 34] {
+        let mut b = [0u8; 34];
+        b[..32].copy_from_slice(&self.cells);
+        b[32] = self.to_move.index() as u8;
+        b[33] = self.phase as u8;
+        b
+    }
+
+    /// Reads [`Position::to_bytes`] under `rules`; `None` if the bytes are not a position of
+    /// those rules (pits beyond `m`, another seed total, an unknown side or phase).
+    pub fn from_bytes(rules: &Rules, b: &[u8; 34]) -> Option<Position> {
+        let to_move = match b[32] {
+            0 => Side::South,
+            1 => Side::North,
+            _ => return None,
+        };
+        let phase = match b[33] {
+            0 => Phase::Opening,
+            1 => Phase::PieAnswer,
+            2 => Phase::Later,
+            _ => return None,
+        };
+        let mut cells = [0u8; 32];
+        cells.copy_from_slice(&b[..32]);
+        let pos = Position {
+            cells,
+            to_move,
+            phase,
+            rules: *rules,
+        };
+        let m = rules.pits();
+        // Cells past pit m are empty, but for each side's store at the end of its 16 cells.
+        let clean = (0..2).all(|s| (m..15).all(|j| cells[16 * s + j] == 0));
+        let total: u32 = cells.iter().map(|&x| x as u32).sum();
+        (clean && total == rules.total_seeds()).then_some(pos)
+    }
+
     /// The rules this position is played under.
     pub fn rules(&self) -> &Rules {
         &self.rules

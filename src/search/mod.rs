@@ -42,6 +42,19 @@ pub trait Evaluator {
     );
 }
 
+/// Exact final margins that let the search stop at a position: a solved leaf, scored like a
+/// finished game and never sent to the evaluator.
+pub trait Oracle: Sync {
+    /// The exact final margin of `pos` (not over) for the player to move, if known.
+    fn final_margin(&self, pos: &Position) -> Option<i32>;
+}
+
+impl Oracle for crate::solver::EndgameOracle {
+    fn final_margin(&self, pos: &Position) -> Option<i32> {
+        crate::solver::EndgameOracle::final_margin(self, pos)
+    }
+}
+
 /// A uniform policy and a zero value: search with it is plain sequential halving on rollouts-free
 /// visit counts, useful for tests.
 #[derive(Clone, Copy, Debug, Default)]
@@ -64,6 +77,27 @@ impl Evaluator for UniformEvaluator {
         values.resize(positions.len(), 0.0);
         margins.resize(positions.len(), 0.0);
     }
+}
+
+/// The best legal action of each position by its logits.
+pub fn greedy_actions(positions: &[Position], evaluator: &mut dyn Evaluator) -> Vec<usize> {
+    let mut logits = Vec::new();
+    let mut values = Vec::new();
+    let mut margins = Vec::new();
+    evaluator.evaluate(positions, &mut logits, &mut values, &mut margins);
+    let mut out = Vec::with_capacity(positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        let a = p.rules().pits() + 1;
+        let l = &logits[i * a..(i + 1) * a];
+        let best = p
+            .legal_moves()
+            .iter()
+            .map(|m| m.action(a - 1))
+            .max_by(|&x, &y| l[x].total_cmp(&l[y]))
+            .expect("a position that is not over has a legal move");
+        out.push(best);
+    }
+    out
 }
 
 /// Search settings.
@@ -377,7 +411,7 @@ impl Tree {
 
     /// Descends from the root along one simulation; returns whether the leaf needs the evaluator.
     /// A terminal leaf is backed up at once.
-    fn descend(&mut self, cfg: &SearchConfig) -> bool {
+    fn descend(&mut self, cfg: &SearchConfig, oracle: Option<&dyn Oracle>) -> bool {
         self.path.clear();
         let mut n = 0u32;
         let root_first = self.nodes[0].first_edge;
@@ -397,6 +431,10 @@ impl Tree {
                     let seat = if out.extra_turn { mover } else { mover.other() };
                     node.terminal = true;
                     node.value = cfg.utility(result_for(&child, seat), margin_for(&child, seat));
+                } else if let Some(v) = oracle.and_then(|o| o.final_margin(&child)) {
+                    let total = child.rules().total_seeds().max(1) as f32;
+                    node.terminal = true;
+                    node.value = cfg.utility(v.signum() as f32, v as f32 / total);
                 }
                 let id = self.nodes.len() as u32;
                 self.nodes.push(node);
@@ -484,6 +522,19 @@ pub fn search_batch(
     evaluator: &mut dyn Evaluator,
     seed: u64,
 ) -> Vec<SearchResult> {
+    search_batch_with(roots, temperatures, cfg, evaluator, None, seed)
+}
+
+/// [`search_batch`] with an [`Oracle`]: positions it answers are solved leaves (exact Q, no
+/// evaluator call).
+pub fn search_batch_with(
+    roots: &[Position],
+    temperatures: &[f32],
+    cfg: &SearchConfig,
+    evaluator: &mut dyn Evaluator,
+    oracle: Option<&dyn Oracle>,
+    seed: u64,
+) -> Vec<SearchResult> {
     if roots.is_empty() {
         return Vec::new();
     }
@@ -519,7 +570,7 @@ pub fn search_batch(
             t.pending = false;
             if t.sims_left > 0 {
                 t.sims_left -= 1;
-                t.pending = t.descend(cfg);
+                t.pending = t.descend(cfg, oracle);
             }
         });
         leaves.clear();

@@ -8,6 +8,7 @@
 //! - [`endgame`]: the endgame database of every board with few seeds, built by retrograde
 //!   analysis and cached on disk.
 //! - [`retrograde`]: the database's retrograde builder.
+//! - [`EndgameOracle`]: exact values straight from the database, for training targets.
 //! - [`tablefile`]: the transposition table saved to disk and loaded again, to resume a solve.
 //! - [`search`]: alpha-beta over gains, driven to the exact value by null-window tests.
 //! - [`analyse`]: the [`Solver`]: set-up within a memory budget, all move values, time limits,
@@ -18,6 +19,7 @@ pub mod bench;
 pub mod endgame;
 mod key;
 mod mem;
+mod oracle;
 mod order;
 mod retrograde;
 mod search;
@@ -32,4 +34,5 @@ pub use analyse::{
     SolverConfig, SolverError, move_json,
 };
 pub use endgame::{BuildProgress, DbSource, Endgame, default_cache_dir};
+pub use oracle::{EndgameOracle, ExactMoves};
 pub use tablefile::TableFileError;

@@ -1,7 +1,11 @@
-//! Checkpoints: `model.bpk` (burnpack weights), `optim.bpk` (AdamW state) and `meta.json` (config,
-//! rules, network shape, progress and evaluations) in `checkpoints/<run>/`. Each file is written
-//! under a temporary name and renamed; `meta.json` goes last, so a checkpoint is complete once its
-//! sidecar names it.
+//! Checkpoints: in `checkpoints/<run>/`, the weights (`model-N.bpk`, burnpack), the AdamW state
+//! (`optim-N.bpk`), the run state (`state-N.bin`: the replay buffer and the self-play games in
+//! flight, [`super::state`]) and the sidecar `meta.json` (config, rules, network shape, progress,
+//! evaluations, and the names of the other three files). `N` is the iteration.
+//!
+//! Each file is written under a temporary name and renamed; the sidecar goes last and is the
+//! commit point: a checkpoint is the files its sidecar names, so a crash at any moment leaves the
+//! previous checkpoint whole (its files are removed only after the new sidecar is in place).
 
 use std::path::{Path, PathBuf};
 
@@ -12,11 +16,12 @@ use serde::{Deserialize, Serialize};
 
 use super::TrainConfig;
 use super::eval::SeatResult;
+use crate::files;
+use crate::nn::model;
 use crate::nn::{Net, NetConfig};
 use crate::rules::{Rules, RulesSpec};
 
-/// Format tag of `meta.json`.
-pub const FORMAT: &str = "kalaha-checkpoint-1";
+pub use crate::nn::model::{FORMAT, Files};
 
 /// One evaluation of the network during training.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,40 +60,79 @@ pub struct Meta {
     pub seconds: f64,
     /// Every evaluation so far, latest last.
     pub evaluations: Vec<Evaluation>,
+    /// The checkpoint's other files (absent in checkpoints made before they were versioned:
+    /// `model.bpk` and `optim.bpk`, no run state).
+    #[serde(default)]
+    pub files: Files,
 }
 
-fn tmp(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".tmp");
-    PathBuf::from(s)
-}
-
-/// Writes a checkpoint into `dir` atomically file by file, the sidecar last.
-pub fn save(dir: &Path, net: &Net, optim: &ModuleOptimizer, meta: &Meta) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let model = dir.join("model.bpk");
-    let opt = dir.join("optim.bpk");
-    let side = dir.join("meta.json");
-    net.clone()
-        .save_file(tmp(&model))
-        .map_err(|e| anyhow::anyhow!("saving {}: {e:?}", model.display()))?;
-    optim
-        .save(tmp(&opt))
-        .map_err(|e| anyhow::anyhow!("saving {}: {e:?}", opt.display()))?;
-    std::fs::write(tmp(&side), serde_json::to_string_pretty(meta)?)?;
-    for p in [&model, &opt, &side] {
-        std::fs::rename(tmp(p), p).with_context(|| format!("cannot write {}", p.display()))?;
+/// Writes burn's output for `path` under a temporary name, then renames it.
+fn save_renamed(
+    path: &Path,
+    save: impl FnOnce(PathBuf) -> Result<(), String>,
+) -> anyhow::Result<()> {
+    let tmp = files::temp_path(path, std::process::id());
+    files::remove_stale_temps(path);
+    if let Err(e) = save(tmp.clone()) {
+        let _ = std::fs::remove_file(&tmp);
+        bail!("saving {}: {e}", path.display());
     }
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes a checkpoint into `dir`: weights, optimizer and run state under names of this
+/// iteration, then the sidecar that names them, then removes the files of older checkpoints.
+pub fn save(
+    dir: &Path,
+    net: &Net,
+    optim: &ModuleOptimizer,
+    state: &[u8],
+    meta: &mut Meta,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let it = meta.iteration;
+    let names = Files {
+        model: format!("model-{it:06}.bpk"),
+        optim: Some(format!("optim-{it:06}.bpk")),
+        state: Some(format!("state-{it:06}.bin")),
+    };
+    save_renamed(&dir.join(&names.model), |p| {
+        net.clone().save_file(p).map_err(|e| format!("{e:?}"))
+    })?;
+    save_renamed(&dir.join(names.optim.as_deref().unwrap_or_default()), |p| {
+        optim.save(p).map_err(|e| format!("{e:?}"))
+    })?;
+    let state_path = dir.join(names.state.as_deref().unwrap_or_default());
+    files::write_bytes(&state_path, state)
+        .with_context(|| format!("cannot write {}", state_path.display()))?;
+    meta.files = names;
+    let side = dir.join("meta.json");
+    files::write_bytes(&side, serde_json::to_string_pretty(meta)?.as_bytes())
+        .with_context(|| format!("cannot write {}", side.display()))?;
+    remove_unnamed(dir, &meta.files);
     Ok(())
 }
 
-/// The checkpoint folder a path names: the folder itself, or the folder of its `meta.json` or
-/// `model.bpk`.
-pub fn folder(path: &Path) -> PathBuf {
-    if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+/// Removes the weight, optimizer and state files in `dir` that `keep` does not name.
+fn remove_unnamed(dir: &Path, keep: &Files) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let named = [
+        Some(keep.model.as_str()),
+        keep.optim.as_deref(),
+        keep.state.as_deref(),
+    ];
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = ["model", "optim", "state"]
+            .iter()
+            .any(|p| name.starts_with(&format!("{p}-")) || name == format!("{p}.bpk"))
+            && (name.ends_with(".bpk") || name.ends_with(".bin"));
+        if ours && !named.contains(&Some(name)) {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
@@ -99,40 +143,38 @@ pub fn load_meta(dir: &Path) -> anyhow::Result<Meta> {
         .with_context(|| format!("no checkpoint at {}", dir.display()))?;
     let meta: Meta = serde_json::from_str(&text)
         .with_context(|| format!("corrupt checkpoint sidecar {}", side.display()))?;
-    if meta.format != FORMAT {
-        bail!(
-            "{}: unknown checkpoint format '{}' (expected {FORMAT})",
-            side.display(),
-            meta.format
-        );
-    }
-    meta.rules
-        .build()
-        .with_context(|| format!("{}: bad rules", side.display()))?;
+    model::check_format(&meta.format, &meta.rules, &side)?;
     Ok(meta)
 }
 
 /// Loads a checkpoint's network onto `device`, checking its shape against the sidecar.
 pub fn load_net(dir: &Path, device: &Device) -> anyhow::Result<(Net, Meta)> {
     let meta = load_meta(dir)?;
-    let rules = meta.rules.build()?;
-    let net = Net::new(&meta.network, rules.pits(), device);
-    let model = dir.join("model.bpk");
-    let net = net.try_load_file(&model).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: corrupt or not made for this network shape: {e:?}",
-            model.display()
-        )
-    })?;
+    let net = model::load_weights(dir, &meta.files.model, &meta.network, &meta.rules, device)?;
     Ok((net, meta))
 }
 
 /// Loads the optimizer state of a checkpoint.
-pub fn load_optim(dir: &Path, optim: ModuleOptimizer) -> anyhow::Result<ModuleOptimizer> {
-    let p = dir.join("optim.bpk");
+pub fn load_optim(
+    dir: &Path,
+    meta: &Meta,
+    optim: ModuleOptimizer,
+) -> anyhow::Result<ModuleOptimizer> {
+    let p = dir.join(meta.files.optim.as_deref().unwrap_or("optim.bpk"));
     optim
         .load(&p)
-        .map_err(|e| anyhow::anyhow!("{}: corrupt optimizer state: {e:?}", p.display()))
+        .map_err(|e| anyhow::anyhow!("{}: missing or corrupt optimizer state: {e:?}", p.display()))
+}
+
+/// Reads the run state of a checkpoint, if it has one.
+pub fn load_state(dir: &Path, meta: &Meta) -> anyhow::Result<Option<Vec<u8>>> {
+    let Some(name) = &meta.files.state else {
+        return Ok(None);
+    };
+    let p = dir.join(name);
+    std::fs::read(&p)
+        .map(Some)
+        .with_context(|| format!("cannot read the run state {}", p.display()))
 }
 
 /// Refuses a checkpoint made for other rules or another network shape.
@@ -159,4 +201,51 @@ pub fn check_compatible(
         );
     }
     Ok(())
+}
+
+/// Config keys a resumed run may change: its length, where and how often it saves, the device,
+/// and the evaluation settings.
+const MAY_CHANGE: &[&str] = &[
+    "run.iterations",
+    "run.checkpoint_every",
+    "run.checkpoint_dir",
+    "run.experiment_dir",
+    "run.device",
+    "eval.",
+];
+
+/// The dotted keys whose values differ between two configs, other than those that may change.
+pub fn changed_keys(old: &TrainConfig, new: &TrainConfig) -> Vec<String> {
+    fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flatten(&key, x, out);
+                }
+            }
+            other => out.push((prefix.to_string(), other.to_string())),
+        }
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    flatten("", &serde_json::to_value(old).unwrap_or_default(), &mut a);
+    flatten("", &serde_json::to_value(new).unwrap_or_default(), &mut b);
+    let mut keys: Vec<String> = a
+        .iter()
+        .map(|x| &x.0)
+        .chain(b.iter().map(|x| &x.0))
+        .filter(|k| !MAY_CHANGE.iter().any(|m| k.starts_with(m)))
+        .filter(|k| {
+            a.iter().find(|x| &x.0 == *k).map(|x| &x.1)
+                != b.iter().find(|x| &x.0 == *k).map(|x| &x.1)
+        })
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }

@@ -95,6 +95,16 @@ pub struct SelfPlayConfig {
     /// seats see won and lost positions (default 0).
     #[serde(default)]
     pub opening_random_moves: u32,
+    /// Positions with at most this many seeds on the board are answered exactly by the endgame
+    /// database (built once into the solver's cache): exact targets, and solved leaves in the
+    /// search. 0 turns it off (the default).
+    #[serde(default)]
+    pub endgame_db_seeds: u32,
+    /// How value and margin targets are made: `result` (the game's final margin, the default) or
+    /// `truncated` (cut at exploratory moves and at the first exactly known position; needs
+    /// `search.margin_weight = 1` to take the search's value as the margin there).
+    #[serde(default)]
+    pub targets: super::selfplay::Targets,
 }
 
 /// Replay buffer settings.
@@ -266,6 +276,22 @@ impl TrainConfig {
             (0.0..=1.0).contains(&p.value_target_mix),
             "selfplay.value_target_mix",
             "must be 0 to 1",
+        )?;
+        check(
+            p.endgame_db_seeds <= crate::solver::endgame::MAX_DB_SEEDS
+                && p.endgame_db_seeds < self.rules()?.total_seeds(),
+            "selfplay.endgame_db_seeds",
+            "must be 0 (off) to fewer than the seeds in the game (at most 100)",
+        )?;
+        check(
+            p.targets != super::selfplay::Targets::Truncated || s.margin_weight == 1.0,
+            "selfplay.targets",
+            "= \"truncated\" needs search.margin_weight = 1 (the search's value is then a margin)",
+        )?;
+        check(
+            self.network.input != crate::nn::Input::Legacy,
+            "network.input",
+            "must be counts or onehot (legacy only reads old checkpoints)",
         )?;
         let b = &self.replay;
         check(b.capacity >= 1, "replay.capacity", "must be at least 1")?;

@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 
 use crate::bots::{Bot, BotSpec};
 use crate::rules::{Move, Position, Rules, Side};
-use crate::search::Evaluator;
+use crate::search::{Evaluator, greedy_actions};
 
 /// Results against one opponent from one seat, for the network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,27 +35,6 @@ impl SeatResult {
     pub fn win_rate(&self) -> f64 {
         self.wins as f64 / self.games.max(1) as f64
     }
-}
-
-/// The best legal action of each position by its logits.
-pub fn greedy_actions(positions: &[Position], evaluator: &mut dyn Evaluator) -> Vec<usize> {
-    let mut logits = Vec::new();
-    let mut values = Vec::new();
-    let mut margins = Vec::new();
-    evaluator.evaluate(positions, &mut logits, &mut values, &mut margins);
-    let mut out = Vec::with_capacity(positions.len());
-    for (i, p) in positions.iter().enumerate() {
-        let a = p.rules().pits() + 1;
-        let l = &logits[i * a..(i + 1) * a];
-        let best = p
-            .legal_moves()
-            .iter()
-            .map(|m| m.action(a - 1))
-            .max_by(|&x, &y| l[x].total_cmp(&l[y]))
-            .expect("a position that is not over has a legal move");
-        out.push(best);
-    }
-    out
 }
 
 struct EvalGame {

@@ -1,6 +1,13 @@
-//! Judging the network against perfect play: a fixed set of positions drawn from varied games,
+//! Judging the network against perfect play: a fixed set of positions drawn from several sources,
 //! analysed once per rule set by the exact solver and cached as JSON, then scored on the share of
-//! the network's moves that keep the exact value and the mean seeds lost per move.
+//! the network's moves that keep the exact value (with its standard error), by game phase and
+//! inside and outside the endgame database, and on the mean seeds lost per move.
+//!
+//! Sources, in equal thirds: `mixed` (4 to 40 plies of random and greedy moves mixed), `minimax`
+//! (games of `minimax:4` against itself after 2 to 6 random moves, 4 to 40 plies in) and `endgame`
+//! (mixed games played on until at most [`DB_REPORT_SEEDS`] seeds are left on the board, then 0 to
+//! 6 plies more). Self-play never trains on these positions: they come from their own seed and
+//! their own players.
 
 use std::path::{Path, PathBuf};
 
@@ -9,16 +16,38 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::eval::greedy_actions;
-use crate::bots::{Bot, Greedy, random_move};
+use crate::bots::{Bot, Greedy, Minimax, random_move};
 use crate::rules::{Position, Rules, RulesSpec};
-use crate::search::Evaluator;
+use crate::search::{Evaluator, greedy_actions};
 use crate::solver::{Solver, SolverConfig};
 
-/// A judged position: its notation and the exact value of every legal move (action index order).
+/// Positions with at most this many seeds on the board count as "inside the database" in
+/// reports, whatever database a run trains with (18 is the Kalah(6,4) solver's own).
+pub const DB_REPORT_SEEDS: u32 = 18;
+
+/// The seed every run draws its judge set with, so that runs are judged on the same positions.
+pub const JUDGE_SEED: u64 = 2026;
+
+/// Where a judged position came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Random and greedy moves mixed.
+    Mixed,
+    /// `minimax:4` against itself after a few random moves.
+    Minimax,
+    /// Mixed games played into the endgame.
+    Endgame,
+}
+
+/// A judged position: its notation, where it came from, and the exact value of every legal move
+/// (action index order).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Judged {
     position: String,
+    source: Source,
+    /// Plies played from the start to reach it.
+    ply: u32,
     value: i32,
     /// `(action, value)` for every legal move.
     moves: Vec<(usize, i32)>,
@@ -32,17 +61,51 @@ struct JudgeFile {
     positions: Vec<Judged>,
 }
 
-const FORMAT: &str = "kalaha-judge-1";
+const FORMAT: &str = "kalaha-judge-2";
+
+/// An optimal-move rate over some of the judged positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Positions counted.
+    pub positions: usize,
+    /// Share of them where the network's move is optimal.
+    pub optimal_rate: f64,
+    /// Standard error of that share, `sqrt(p (1 - p) / n)`.
+    pub std_err: f64,
+}
+
+impl Rate {
+    fn of(optimal: usize, n: usize) -> Rate {
+        let p = optimal as f64 / n.max(1) as f64;
+        Rate {
+            positions: n,
+            optimal_rate: p,
+            std_err: (p * (1.0 - p) / n.max(1) as f64).sqrt(),
+        }
+    }
+}
 
 /// The network's score against the solver.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JudgeScore {
     /// Positions judged.
     pub positions: usize,
     /// Share of the network's moves that are optimal.
     pub optimal_rate: f64,
+    /// Standard error of `optimal_rate`.
+    #[serde(default)]
+    pub std_err: f64,
     /// Mean seeds the network's move gives up against the best move.
     pub mean_loss: f64,
+    /// Positions with at most [`DB_REPORT_SEEDS`] seeds on the board.
+    #[serde(default)]
+    pub inside_db: Rate,
+    /// Positions with more seeds on the board.
+    #[serde(default)]
+    pub outside_db: Rate,
+    /// By phase: `opening` (plies 0-11), `middle` (12-24), `late` (25 on).
+    #[serde(default)]
+    pub phases: Vec<(String, Rate)>,
 }
 
 /// A fixed, cached set of solved positions.
@@ -50,30 +113,93 @@ pub struct JudgeSet {
     positions: Vec<(Position, Judged)>,
 }
 
-/// Positions from varied games: random and greedy moves mixed, sampled 4 to 40 moves in, each
-/// with at least two legal moves.
-fn draw_positions(rules: &Rules, n: usize, seed: u64) -> Vec<Position> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let mut pos = Position::start(rules);
-        let target = rng.random_range(4..40);
-        let greedy_share: f64 = rng.random();
-        let mut ply = 0;
-        while !pos.is_over() && ply < target {
-            let mv = if rng.random::<f64>() < greedy_share {
-                Greedy.choose(&pos, &mut rng)
-            } else {
-                random_move(&pos, &mut rng)
-            };
-            pos.play(mv).expect("bots play legal moves");
-            ply += 1;
+/// A game of random and greedy moves mixed (the share of greedy moves drawn per game), played
+/// until `stop(pos, ply)` or the end; the position and its ply if it is usable (not over, two legal
+/// moves at least).
+fn mixed_game(
+    rules: &Rules,
+    rng: &mut SmallRng,
+    mut stop: impl FnMut(&Position, u32) -> bool,
+) -> Option<(Position, u32)> {
+    let mut pos = Position::start(rules);
+    let greedy_share: f64 = rng.random();
+    let mut ply = 0;
+    while !pos.is_over() && !stop(&pos, ply) {
+        let mv = if rng.random::<f64>() < greedy_share {
+            Greedy.choose(&pos, rng)
+        } else {
+            random_move(&pos, rng)
+        };
+        pos.play(mv).expect("bots play legal moves");
+        ply += 1;
+    }
+    (!pos.is_over() && pos.legal_moves().len() >= 2).then_some((pos, ply))
+}
+
+/// One position from `source`.
+fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Position, u32)> {
+    match source {
+        Source::Mixed => {
+            let target = rng.random_range(4..40);
+            mixed_game(rules, rng, |_, ply| ply >= target)
         }
-        if !pos.is_over() && pos.legal_moves().len() >= 2 {
-            out.push(pos);
+        Source::Minimax => {
+            let (random, target) = (rng.random_range(2..=6), rng.random_range(4..40));
+            let mut pos = Position::start(rules);
+            let mut bot = Minimax::new(4);
+            let mut ply = 0;
+            while !pos.is_over() && ply < target {
+                let mv = if ply < random {
+                    random_move(&pos, rng)
+                } else {
+                    bot.choose(&pos, rng)
+                };
+                pos.play(mv).expect("bots play legal moves");
+                ply += 1;
+            }
+            (!pos.is_over() && pos.legal_moves().len() >= 2).then_some((pos, ply))
+        }
+        Source::Endgame => {
+            let extra = rng.random_range(0..=6);
+            let mut inside = None;
+            mixed_game(rules, rng, |pos, ply| {
+                if inside.is_none() && on_board(pos) <= DB_REPORT_SEEDS {
+                    inside = Some(ply);
+                }
+                inside.is_some_and(|k| ply >= k + extra)
+            })
+        }
+    }
+}
+
+/// Seeds on the board (not in the stores).
+fn on_board(pos: &Position) -> u32 {
+    use crate::rules::Side;
+    pos.row_sum(Side::South) + pos.row_sum(Side::North)
+}
+
+/// `n` positions, a third from each source.
+fn draw_positions(rules: &Rules, n: usize, seed: u64) -> Vec<(Position, Source, u32)> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let sources = [Source::Mixed, Source::Minimax, Source::Endgame];
+    let mut out = Vec::with_capacity(n);
+    let mut k = 0;
+    while out.len() < n {
+        let source = sources[k % 3];
+        if let Some((pos, ply)) = draw_one(rules, source, &mut rng) {
+            out.push((pos, source, ply));
+            k += 1;
         }
     }
     out
+}
+
+fn phase(ply: u32) -> &'static str {
+    match ply {
+        0..=11 => "opening",
+        12..=24 => "middle",
+        _ => "late",
+    }
 }
 
 impl JudgeSet {
@@ -86,34 +212,32 @@ impl JudgeSet {
     ) -> anyhow::Result<JudgeSet> {
         let spec = rules.spec();
         let name = format!(
-            "judge-{}x{}-{:?}-{:?}-{:?}-pie{}-{n}-{seed}.json",
+            "judge2-{}x{}-{:?}-{:?}-{:?}-pie{}-{n}-{seed}.json",
             spec.pits, spec.seeds, spec.capture, spec.leftover, spec.end, spec.pie
         )
         .to_lowercase();
         let path: PathBuf = cache_dir.join(name);
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            match serde_json::from_str::<JudgeFile>(&text) {
-                Ok(f) if f.format == FORMAT && f.rules == spec && f.positions.len() == n => {
-                    let positions = f
-                        .positions
-                        .into_iter()
-                        .map(|j| Ok((Position::parse(&j.position, rules)?, j)))
-                        .collect::<anyhow::Result<Vec<_>>>()
-                        .with_context(|| format!("corrupt judge cache {}", path.display()))?;
-                    return Ok(JudgeSet { positions });
-                }
-                _ => eprintln!(
-                    "kalaha: judge cache {} is stale or corrupt; rebuilding",
-                    path.display()
-                ),
-            }
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Ok(f) = serde_json::from_str::<JudgeFile>(&text)
+            && f.format == FORMAT
+            && f.rules == spec
+            && f.positions.len() == n
+        {
+            let positions = f
+                .positions
+                .into_iter()
+                .map(|j| Ok((Position::parse(&j.position, rules)?, j)))
+                .collect::<anyhow::Result<Vec<_>>>()
+                .with_context(|| format!("corrupt judge cache {}", path.display()))?;
+            return Ok(JudgeSet { positions });
         }
         let drawn = draw_positions(rules, n, seed);
         let solver = Solver::new(rules, &SolverConfig::default())?;
-        let analyses = solver.judge(&drawn);
+        let just: Vec<Position> = drawn.iter().map(|d| d.0).collect();
+        let analyses = solver.judge(&just);
         let pits = rules.pits();
         let mut positions = Vec::with_capacity(n);
-        for (p, a) in drawn.into_iter().zip(analyses) {
+        for ((p, source, ply), a) in drawn.into_iter().zip(analyses) {
             let value = a.value().context("the solver left a position unsolved")?;
             let moves = a
                 .moves
@@ -129,6 +253,8 @@ impl JudgeSet {
                 p,
                 Judged {
                     position: p.to_string(),
+                    source,
+                    ply,
                     value,
                     moves,
                 },
@@ -141,10 +267,20 @@ impl JudgeSet {
             positions: positions.iter().map(|p| p.1.clone()).collect(),
         };
         std::fs::create_dir_all(cache_dir)?;
-        let tmp = path.with_extension("json.tmp");
+        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
         std::fs::write(&tmp, serde_json::to_string(&file)?)?;
         std::fs::rename(&tmp, &path)?;
         Ok(JudgeSet { positions })
+    }
+
+    /// Positions in the set.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// The set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
     }
 
     /// Scores the network's best move (by its policy) in every position.
@@ -156,7 +292,10 @@ impl JudgeSet {
         let actions = greedy_actions(&positions, evaluator);
         let mut optimal = 0usize;
         let mut lost = 0i64;
-        for ((_, j), a) in self.positions.iter().zip(actions) {
+        let mut db = [(0usize, 0usize); 2];
+        let names = ["opening", "middle", "late"];
+        let mut by_phase = [(0usize, 0usize); 3];
+        for ((pos, j), a) in self.positions.iter().zip(actions) {
             let v = j
                 .moves
                 .iter()
@@ -164,14 +303,62 @@ impl JudgeSet {
                 .map(|m| m.1)
                 .unwrap_or(j.value);
             let loss = (j.value - v).max(0);
-            optimal += (loss == 0) as usize;
+            let ok = (loss == 0) as usize;
+            optimal += ok;
             lost += loss as i64;
+            let d = &mut db[(on_board(pos) <= DB_REPORT_SEEDS) as usize];
+            d.0 += ok;
+            d.1 += 1;
+            let k = names
+                .iter()
+                .position(|&n| n == phase(j.ply))
+                .expect("a known phase");
+            by_phase[k].0 += ok;
+            by_phase[k].1 += 1;
         }
         let n = self.positions.len();
+        let all = Rate::of(optimal, n);
         JudgeScore {
             positions: n,
-            optimal_rate: optimal as f64 / n as f64,
+            optimal_rate: all.optimal_rate,
+            std_err: all.std_err,
             mean_loss: lost as f64 / n as f64,
+            inside_db: Rate::of(db[1].0, db[1].1),
+            outside_db: Rate::of(db[0].0, db[0].1),
+            phases: names
+                .iter()
+                .zip(by_phase)
+                .map(|(name, (o, c))| (name.to_string(), Rate::of(o, c)))
+                .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_from_every_source_and_the_endgame_ones_are_inside_the_database() {
+        let rules = Rules::kalah64();
+        let drawn = draw_positions(&rules, 60, 3);
+        assert_eq!(drawn.len(), 60);
+        for s in [Source::Mixed, Source::Minimax, Source::Endgame] {
+            assert_eq!(drawn.iter().filter(|d| d.1 == s).count(), 20);
+        }
+        for (p, s, _) in &drawn {
+            assert!(!p.is_over() && p.legal_moves().len() >= 2);
+            if *s == Source::Endgame {
+                assert!(on_board(p) <= DB_REPORT_SEEDS, "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn rates_carry_their_standard_error() {
+        let r = Rate::of(90, 100);
+        assert!((r.optimal_rate - 0.9).abs() < 1e-12);
+        assert!((r.std_err - 0.03).abs() < 1e-12);
+        assert_eq!(Rate::of(0, 0).positions, 0);
     }
 }

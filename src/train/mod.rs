@@ -4,13 +4,16 @@
 //! One iteration: play until `selfplay.positions_per_iteration` new positions are recorded (every
 //! game of the batch searches with the current network; the leaves of all games share one forward
 //! pass per simulation step), then take `optim.steps_per_iteration` gradient steps on uniform
-//! batches from the buffer. The replay buffer is not saved in checkpoints: a resumed run refills it.
+//! batches from the buffer. Checkpoints keep the replay buffer and the games in flight, and every
+//! random stream is drawn from the run's seed and the iteration, so a resumed run goes on as the
+//! uninterrupted one would have.
 
 pub mod checkpoint;
 pub mod config;
 pub mod eval;
 pub mod judge;
 pub mod selfplay;
+pub mod state;
 pub mod tb;
 
 use std::path::PathBuf;
@@ -24,7 +27,7 @@ use burn::tensor::activation::log_softmax;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::nn::{Net, NetEvaluator, encode_batch};
+use crate::nn::{Net, NetEvaluator};
 use crate::rules::Rules;
 pub use checkpoint::{Evaluation, Meta};
 pub use config::TrainConfig;
@@ -96,13 +99,22 @@ impl Trainer {
         let optim = AdamWConfig::new()
             .with_weight_decay(cfg.optim.weight_decay)
             .init();
+        let mut state = None;
         let (model, optim, meta) = if resume {
             if !exists {
                 bail!("--resume: no checkpoint at {}", checkpoint_dir.display());
             }
             let (net, mut meta) = checkpoint::load_net(&checkpoint_dir, &train_device)?;
             checkpoint::check_compatible(&meta, &rules, &cfg.network, &checkpoint_dir)?;
-            let optim = checkpoint::load_optim(&checkpoint_dir, optim)?;
+            let changed = checkpoint::changed_keys(&meta.config, &cfg);
+            if !changed.is_empty() {
+                bail!(
+                    "--resume: the config differs from the checkpoint's in {} (only run.iterations, run.checkpoint_every, run.device, the folders and eval.* may change)",
+                    changed.join(", ")
+                );
+            }
+            let optim = checkpoint::load_optim(&checkpoint_dir, &meta, optim)?;
+            state = checkpoint::load_state(&checkpoint_dir, &meta)?;
             meta.config = cfg.clone();
             (net, optim, meta)
         } else {
@@ -125,6 +137,7 @@ impl Trainer {
                 games: 0,
                 seconds: 0.0,
                 evaluations: Vec::new(),
+                files: checkpoint::Files::default(),
             };
             (net, optim, meta)
         };
@@ -133,7 +146,7 @@ impl Trainer {
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
         let judge_build = (cfg.eval.solver_positions > 0).then(|| {
-            let (n, seed) = (cfg.eval.solver_positions, cfg.run.seed);
+            let (n, seed) = (cfg.eval.solver_positions, judge::JUDGE_SEED);
             let cache = cfg.run.checkpoint_dir.join("judge");
             std::thread::spawn(move || {
                 // A pool of one thread: the solver's parallel loops must not hold up self-play's.
@@ -141,13 +154,25 @@ impl Trainer {
                 pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache))
             })
         });
-        Ok(Trainer {
+        let oracle = (cfg.selfplay.endgame_db_seeds > 0).then(|| {
+            let cache = crate::solver::default_cache_dir();
+            crate::solver::EndgameOracle::load_or_build(
+                &rules,
+                cfg.selfplay.endgame_db_seeds,
+                cache.as_deref(),
+                None,
+            )
+            .0
+        });
+        let mut trainer = Trainer {
             selfplay: SelfPlay::new(
                 &rules,
                 cfg.selfplay.games,
                 cfg.selfplay.opening_random_moves,
                 cfg.run.seed ^ meta.iteration as u64,
-            ),
+                oracle,
+                cfg.selfplay.targets,
+            )?,
             replay: Replay::new(cfg.replay.capacity),
             cfg,
             rules,
@@ -160,7 +185,31 @@ impl Trainer {
             log,
             judge: None,
             judge_build,
-        })
+        };
+        if let Some(bytes) = state {
+            trainer.load_state(&bytes).with_context(|| {
+                format!(
+                    "--resume: the run state of {} is unreadable",
+                    trainer.checkpoint_dir.display()
+                )
+            })?;
+        }
+        Ok(trainer)
+    }
+
+    /// The replay buffer and the games in flight, as a checkpoint keeps them.
+    fn state_bytes(&self) -> Vec<u8> {
+        let mut w = state::Writer::new();
+        self.replay.save(&mut w);
+        self.selfplay.save(&mut w);
+        w.finish()
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        let mut r = state::Reader::new(bytes, &self.rules)?;
+        self.replay.load(&mut r)?;
+        self.selfplay.load(&mut r)?;
+        r.end()
     }
 
     /// The sidecar as it stands.
@@ -199,6 +248,7 @@ impl Trainer {
         on_progress: &mut dyn FnMut(&Progress),
     ) -> anyhow::Result<()> {
         let iterations = self.cfg.run.iterations;
+        let mut saved = None;
         while self.meta.iteration < iterations {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -210,6 +260,7 @@ impl Trainer {
             let last = it == iterations || stop.load(Ordering::Relaxed);
             if it.is_multiple_of(self.cfg.run.checkpoint_every) || last {
                 self.save()?;
+                saved = Some(it);
             }
             on_progress(&Progress {
                 iteration: it,
@@ -217,24 +268,32 @@ impl Trainer {
                 message: msg,
             });
         }
-        self.save()?;
+        if saved != Some(self.meta.iteration) {
+            self.save()?;
+        }
         self.log.flush();
         Ok(())
     }
 
     /// Writes a checkpoint now.
     pub fn save(&mut self) -> anyhow::Result<()> {
-        checkpoint::save(&self.checkpoint_dir, &self.model, &self.optim, &self.meta)
+        let state = self.state_bytes();
+        checkpoint::save(
+            &self.checkpoint_dir,
+            &self.model,
+            &self.optim,
+            &state,
+            &mut self.meta,
+        )
     }
 
     fn iteration(&mut self, stop: &AtomicBool) -> anyhow::Result<String> {
         let it = self.meta.iteration + 1;
         let seed = self.cfg.run.seed ^ (it as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        let pits = self.rules.pits();
 
         // Self-play with the current network.
         let t = Instant::now();
-        let mut ev = NetEvaluator::new(self.model.valid(), pits, self.device.clone());
+        let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
         let st = self.selfplay.generate(
             self.cfg.selfplay.positions_per_iteration,
             &self.cfg.selfplay,
@@ -284,6 +343,16 @@ impl Trainer {
         log.scalar("throughput/evals_per_sec", eval_rate, step);
         log.scalar("throughput/samples_per_sec", sample_rate, step);
         log.scalar("selfplay/games", st.games as f64, step);
+        log.scalar(
+            "selfplay/exact_share",
+            st.exact_positions as f64 / st.positions.max(1) as f64,
+            step,
+        );
+        log.scalar(
+            "selfplay/exploratory_share",
+            st.exploratory as f64 / st.positions.max(1) as f64,
+            step,
+        );
         if st.games > 0 {
             log.scalar(
                 "selfplay/game_length",
@@ -291,7 +360,7 @@ impl Trainer {
                 step,
             );
             log.scalar(
-                "selfplay/south_win_rate",
+                "selfplay/first_player_win_rate",
                 st.results[0] as f64 / st.games as f64,
                 step,
             );
@@ -310,7 +379,7 @@ impl Trainer {
             log.scalar("optim/lr", lr_now, step);
         }
         let mut msg = format!(
-            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3} m {:.4}  S wins {:.0}%",
+            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3} m {:.4}  1st wins {:.0}%",
             losses.policy / n,
             losses.value / n,
             losses.margin / n,
@@ -335,13 +404,25 @@ impl Trainer {
                     .scalar(&format!("eval/{}/win_rate", pair[0].opponent), w / g, step);
                 msg.push_str(&format!("  vs {} {:.0}%", pair[0].opponent, 100.0 * w / g));
             }
-            if let Some(j) = e.solver {
+            if let Some(j) = &e.solver {
                 self.log
                     .scalar("eval/solver/optimal_rate", j.optimal_rate, step);
+                self.log.scalar("eval/solver/std_err", j.std_err, step);
                 self.log.scalar("eval/solver/mean_loss", j.mean_loss, step);
+                self.log
+                    .scalar("eval/solver/inside_db", j.inside_db.optimal_rate, step);
+                self.log
+                    .scalar("eval/solver/outside_db", j.outside_db.optimal_rate, step);
+                for (name, r) in &j.phases {
+                    self.log
+                        .scalar(&format!("eval/solver/{name}"), r.optimal_rate, step);
+                }
                 msg.push_str(&format!(
-                    "  optimal {:.1}% loss {:.2}",
+                    "  optimal {:.1}%±{:.1} (out of db {:.1}%, in {:.1}%) loss {:.2}",
                     100.0 * j.optimal_rate,
+                    100.0 * j.std_err,
+                    100.0 * j.outside_db.optimal_rate,
+                    100.0 * j.inside_db.optimal_rate,
                     j.mean_loss
                 ));
             }
@@ -354,7 +435,7 @@ impl Trainer {
     /// Plays the evaluation games with the current network.
     pub fn evaluate(&mut self) -> anyhow::Result<Evaluation> {
         let opponents = self.cfg.opponents()?;
-        let mut ev = NetEvaluator::new(self.model.valid(), self.rules.pits(), self.device.clone());
+        let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
         let games = eval::play_vs_bots(
             &self.rules,
             &opponents,
@@ -389,7 +470,7 @@ impl Trainer {
         let b = batch.len();
         let d = &self.train_device;
         let positions: Vec<_> = batch.iter().map(|s| s.pos).collect();
-        let x = encode_batch(&positions, pits, d);
+        let x = self.model.input().batch(&positions, d);
         let mut target = Vec::with_capacity(b * a);
         let mut mask = Vec::with_capacity(b * a);
         for s in batch {

@@ -1,29 +1,58 @@
-//! Self-play: a batch of games, each move chosen by a Gumbel search whose leaves from all games
-//! share one network call; finished games turn into training samples in the replay buffer.
+//! Self-play through the vectorised environment: every game of a [`VecEnv`] is a self-play game;
+//! each step, every game's search tree starts from the env's position of that game, the leaves of
+//! all games share one network call, and the env plays the chosen moves, resets finished games and
+//! reports their final scores. Finished games turn into training samples in the replay buffer.
+//!
+//! With an endgame oracle ([`EndgameOracle`], `selfplay.endgame_db_seeds`), positions it covers
+//! are not searched: they get exact targets (the policy uniform over the optimal moves, the exact
+//! value and margin) and an optimal move is played; inside searches they are solved leaves.
+//!
+//! Targets ([`Targets`]): `result` scores every position by the game's final margin; `truncated`
+//! stops the return at the last exploratory move (a move other than the search's best, played for
+//! the Gumbel noise) and takes the search's value of that position instead, and at the first
+//! position the oracle covers takes its exact value, so sampled mistakes never reach the targets
+//! of the positions before them.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
 
 use super::config::SelfPlayConfig;
-use crate::bots::random_move;
-use crate::nn::margin_target;
-use crate::rules::{Move, Position, Rules, Side};
-use crate::search::{Evaluator, MAX_ACTIONS, SearchConfig, result_for, search_batch};
+use super::state::{Reader, Writer};
+use crate::env::VecEnv;
+use crate::rules::{Move, Position, Rules};
+use crate::search::{Evaluator, MAX_ACTIONS, Oracle, SearchConfig, search_batch_with};
+use crate::solver::EndgameOracle;
+
+/// How a position's value and margin targets are made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Targets {
+    /// The game's final result and margin.
+    #[default]
+    Result,
+    /// The return up to the next exploratory move (then the search's value) or the first position
+    /// the endgame oracle covers (then its exact value).
+    Truncated,
+}
 
 /// One training example: a position and its targets, all for the player to move.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
     /// The position.
     pub pos: Position,
-    /// The search's improved policy over action indexes.
+    /// The search's improved policy over action indexes (or, for a position the oracle covers,
+    /// uniform over its optimal moves).
     pub policy: [f32; MAX_ACTIONS],
     /// Value target in [-1, 1].
     pub value: f32,
     /// Final margin / all seeds, for the player to move.
     pub margin: f32,
+    /// The targets are exact (the oracle covers the position).
+    pub exact: bool,
 }
 
 /// The most recent samples, sampled uniformly.
@@ -65,80 +94,186 @@ impl Replay {
             .map(|_| self.samples[rng.random_range(0..self.samples.len())])
             .collect()
     }
+
+    /// Every sample, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Sample> {
+        self.samples.iter()
+    }
+
+    /// Appends the samples to a run state.
+    pub fn save(&self, w: &mut Writer) {
+        w.u64(self.samples.len() as u64);
+        for s in &self.samples {
+            w.pos(&s.pos);
+            w.policy(&s.policy);
+            w.f32(s.value);
+            w.f32(s.margin);
+            w.u8(s.exact as u8);
+        }
+    }
+
+    /// Reads samples saved by [`Replay::save`] (the oldest dropped past the capacity).
+    pub fn load(&mut self, r: &mut Reader) -> anyhow::Result<()> {
+        let n = r.count(34 + 4 * MAX_ACTIONS + 9)?;
+        self.samples.clear();
+        for _ in 0..n {
+            let s = Sample {
+                pos: r.pos()?,
+                policy: r.policy()?,
+                value: r.f32()?,
+                margin: r.f32()?,
+                exact: r.u8()? != 0,
+            };
+            self.push(s);
+        }
+        Ok(())
+    }
 }
 
-/// A move already played in a game still going.
+/// A position already played in a game still going.
+#[derive(Clone, Copy)]
 struct Pending {
     pos: Position,
+    /// Env player (0 opened the game) to move.
+    player: u8,
     policy: [f32; MAX_ACTIONS],
+    /// The search's root value (its utility) for the player to move.
     search_value: f32,
-}
-
-struct Slot {
-    pos: Position,
-    history: Vec<Pending>,
-    /// Index in `history` of the pie answer `swap`, if it was played.
-    swap_at: Option<usize>,
+    /// The exact final margin for the player to move, if the oracle covers the position.
+    exact: Option<i32>,
+    /// The move played was not the search's best (Gumbel noise chose it).
+    exploratory: bool,
 }
 
 /// Totals of one call to [`SelfPlay::generate`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SelfPlayStats {
-    /// Positions searched and recorded.
+    /// Positions recorded (searched or answered by the oracle).
     pub positions: u64,
+    /// Of them, positions the oracle answered.
+    pub exact_positions: u64,
     /// Games finished.
     pub games: u64,
     /// Sum of the finished games' lengths (moves).
     pub game_moves: u64,
-    /// South's wins, North's wins and draws among finished games.
+    /// Wins of the player who opened, of the other, and draws among finished games.
     pub results: [u64; 3],
+    /// Moves of recorded positions that were exploratory.
+    pub exploratory: u64,
 }
 
-/// Games in flight across iterations.
+/// The env's games in flight across iterations, and what each has recorded.
 pub struct SelfPlay {
     rules: Rules,
-    slots: Vec<Slot>,
-    calls: u64,
-    rng: SmallRng,
+    env: VecEnv,
+    history: Vec<Vec<Pending>>,
+    /// Random opening moves left to play in each game (not recorded).
+    opening_left: Vec<u32>,
     opening_moves: u32,
+    oracle: Option<EndgameOracle>,
+    targets: Targets,
 }
 
 impl SelfPlay {
-    /// `games` fresh games, each opened by up to `opening_moves` random moves.
-    pub fn new(rules: &Rules, games: usize, opening_moves: u32, seed: u64) -> SelfPlay {
-        let mut sp = SelfPlay {
+    /// `games` env games, each opened by 0 to `opening_moves` random moves; `oracle` answers the
+    /// positions it covers.
+    pub fn new(
+        rules: &Rules,
+        games: usize,
+        opening_moves: u32,
+        seed: u64,
+        oracle: Option<EndgameOracle>,
+        targets: Targets,
+    ) -> anyhow::Result<SelfPlay> {
+        let env = VecEnv::new(*rules, games, seed)?;
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let opening_left = (0..games)
+            .map(|_| rng.random_range(0..=opening_moves))
+            .collect();
+        Ok(SelfPlay {
             rules: *rules,
-            slots: Vec::new(),
-            calls: 0,
-            rng: SmallRng::seed_from_u64(seed),
+            env,
+            history: vec![Vec::new(); games],
+            opening_left,
             opening_moves,
-        };
-        sp.slots = (0..games).map(|_| sp.fresh()).collect();
-        sp
+            oracle,
+            targets,
+        })
     }
 
-    /// A new game after 0 to `opening_moves` random moves (never a finished one).
-    fn fresh(&mut self) -> Slot {
-        let k = self.rng.random_range(0..=self.opening_moves);
-        let mut pos = Position::start(&self.rules);
-        for _ in 0..k {
-            let mut next = pos;
-            next.play(random_move(&pos, &mut self.rng))
-                .expect("random moves are legal");
-            if next.is_over() {
-                break;
+    /// The environment the games are played in.
+    pub fn env(&self) -> &VecEnv {
+        &self.env
+    }
+
+    /// The endgame oracle, if any.
+    pub fn oracle(&self) -> Option<&EndgameOracle> {
+        self.oracle.as_ref()
+    }
+
+    /// Appends the games in flight to a run state.
+    pub fn save(&self, w: &mut Writer) {
+        w.u64(self.env.games() as u64);
+        for i in 0..self.env.games() {
+            w.pos(&self.env.position(i));
+            w.u8(self.env.swapped(i) as u8);
+            w.u32(self.env.game_len(i));
+            w.u32(self.opening_left[i]);
+            w.u64(self.history[i].len() as u64);
+            for h in &self.history[i] {
+                w.pos(&h.pos);
+                w.u8(h.player);
+                w.policy(&h.policy);
+                w.f32(h.search_value);
+                w.u8(h.exact.is_some() as u8);
+                w.i32(h.exact.unwrap_or(0));
+                w.u8(h.exploratory as u8);
             }
-            pos = next;
         }
-        Slot {
-            pos,
-            history: Vec::new(),
-            swap_at: None,
+    }
+
+    /// Puts the games back as [`SelfPlay::save`] left them; refuses a state of another number of
+    /// games.
+    pub fn load(&mut self, r: &mut Reader) -> anyhow::Result<()> {
+        let n = r.count(34 + 17)?;
+        anyhow::ensure!(
+            n == self.env.games(),
+            "the run state holds {n} self-play games, the config {}",
+            self.env.games()
+        );
+        let mut games = Vec::with_capacity(n);
+        for i in 0..n {
+            let pos = r.pos()?;
+            let swapped = r.u8()? != 0;
+            let len = r.u32()?;
+            games.push((pos, swapped, len));
+            self.opening_left[i] = r.u32()?;
+            let k = r.count(34 + 1 + 4 * MAX_ACTIONS + 10)?;
+            let mut h = Vec::with_capacity(k);
+            for _ in 0..k {
+                let pos = r.pos()?;
+                let player = r.u8()?;
+                let policy = r.policy()?;
+                let search_value = r.f32()?;
+                let has = r.u8()? != 0;
+                let v = r.i32()?;
+                h.push(Pending {
+                    pos,
+                    player,
+                    policy,
+                    search_value,
+                    exact: has.then_some(v),
+                    exploratory: r.u8()? != 0,
+                });
+            }
+            self.history[i] = h;
         }
+        self.env.set_games(&games)?;
+        Ok(())
     }
 
     /// Plays moves in every game until at least `positions` positions are recorded (or `stop` is
-    /// set); finished games go to `replay` and restart.
+    /// set); finished games go to `replay`, and the env starts them again.
     #[allow(clippy::too_many_arguments)]
     pub fn generate(
         &mut self,
@@ -151,47 +286,125 @@ impl SelfPlay {
         stop: &AtomicBool,
     ) -> SelfPlayStats {
         let mut stats = SelfPlayStats::default();
+        let games = self.env.games();
         let pits = self.rules.pits();
+        let mut actions = vec![0u32; games];
+        let mut roots: Vec<Position> = Vec::with_capacity(games);
+        let mut temps: Vec<f32> = Vec::with_capacity(games);
+        let mut searched: Vec<usize> = Vec::with_capacity(games);
+        // Drawn from the call's seed, so that a run resumed between iterations plays on the same.
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5E1F_C0DE);
+        let mut calls = 0u64;
         while (stats.positions as usize) < positions && !stop.load(Ordering::Relaxed) {
-            let roots: Vec<Position> = self.slots.iter().map(|s| s.pos).collect();
-            let temps: Vec<f32> = self
-                .slots
-                .iter()
-                .map(|s| temperature(play, s.history.len()))
-                .collect();
-            self.calls += 1;
-            let results = search_batch(
+            roots.clear();
+            temps.clear();
+            searched.clear();
+            for (i, action) in actions.iter_mut().enumerate() {
+                let pos = self.env.position(i);
+                if self.opening_left[i] > 0 {
+                    self.opening_left[i] -= 1;
+                    *action = random_action(self.env.legal_bits(i), &mut rng);
+                    continue;
+                }
+                let player = self.env.to_play()[i];
+                if let Some(exact) = self.oracle.as_ref().and_then(|o| o.moves(&pos)) {
+                    let best: Vec<Move> = exact.best().collect();
+                    let mut policy = [0.0; MAX_ACTIONS];
+                    for mv in &best {
+                        policy[mv.action(pits)] = 1.0 / best.len() as f32;
+                    }
+                    let mv = best[rng.random_range(0..best.len())];
+                    *action = mv.action(pits) as u32;
+                    self.history[i].push(Pending {
+                        pos,
+                        player,
+                        policy,
+                        search_value: 0.0,
+                        exact: Some(exact.value),
+                        exploratory: false,
+                    });
+                    stats.positions += 1;
+                    stats.exact_positions += 1;
+                    continue;
+                }
+                roots.push(pos);
+                temps.push(temperature(play, self.env.game_len(i) as usize));
+                searched.push(i);
+            }
+            calls += 1;
+            let results = search_batch_with(
                 &roots,
                 &temps,
                 search,
                 evaluator,
-                seed ^ self.calls.wrapping_mul(0xA24B_AED4_963E_E407),
+                self.oracle.as_ref().map(|o| o as &dyn Oracle),
+                seed ^ calls.wrapping_mul(0xA24B_AED4_963E_E407),
             );
-            for (i, r) in results.into_iter().enumerate() {
-                let slot = &mut self.slots[i];
+            for (j, (r, &i)) in results.into_iter().zip(&searched).enumerate() {
                 let mut policy = [0.0; MAX_ACTIONS];
                 policy[..r.policy.len()].copy_from_slice(&r.policy);
-                slot.history.push(Pending {
-                    pos: slot.pos,
+                let best = argmax(&r.policy);
+                let exploratory = r.action != best;
+                stats.exploratory += exploratory as u64;
+                self.history[i].push(Pending {
+                    pos: roots[j],
+                    player: self.env.to_play()[i],
                     policy,
                     search_value: r.value,
+                    exact: None,
+                    exploratory,
                 });
                 stats.positions += 1;
-                let out = slot
-                    .pos
-                    .play(Move::from_action(r.action, pits))
-                    .expect("search plays legal moves");
-                if out.swapped {
-                    slot.swap_at = Some(slot.history.len() - 1);
-                }
-                if out.game_over {
-                    finish(slot, play.value_target_mix, replay, &mut stats);
-                    self.slots[i] = self.fresh();
-                }
+                actions[i] = r.action as u32;
+            }
+            self.env
+                .step(&actions)
+                .expect("self-play plays legal moves");
+            for i in 0..games {
+                let Some(outcome) = self.env.outcome(i) else {
+                    continue;
+                };
+                stats.games += 1;
+                stats.game_moves += outcome.len as u64;
+                stats.results[match outcome.winner() {
+                    Some(p) => p,
+                    None => 2,
+                }] += 1;
+                let history = std::mem::take(&mut self.history[i]);
+                finish(
+                    &history,
+                    outcome.margin(0),
+                    self.targets,
+                    search.margin_weight,
+                    play.value_target_mix,
+                    self.rules.total_seeds(),
+                    replay,
+                );
+                self.history[i] = history;
+                self.history[i].clear();
+                self.opening_left[i] = rng.random_range(0..=self.opening_moves);
             }
         }
         stats
     }
+}
+
+/// A uniformly random action among the set bits of `legal`.
+fn random_action(legal: u16, rng: &mut SmallRng) -> u32 {
+    let k = rng.random_range(0..legal.count_ones());
+    let mut bits = legal;
+    for _ in 0..k {
+        bits &= bits - 1;
+    }
+    bits.trailing_zeros()
+}
+
+/// Index of the largest entry.
+fn argmax(x: &[f32]) -> usize {
+    x.iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i)
 }
 
 /// Gumbel noise scale at move `ply` of a game.
@@ -203,33 +416,53 @@ fn temperature(play: &SelfPlayConfig, ply: usize) -> f32 {
     play.temperature_start + (play.temperature_end - play.temperature_start) * t
 }
 
-/// Turns a finished game into samples. The targets are for the person to move at each position:
-/// a pie swap moves the two persons to the other seats, so positions up to the swap are scored
-/// for the other seat.
-fn finish(slot: &mut Slot, mix: f32, replay: &mut Replay, stats: &mut SelfPlayStats) {
-    let end = slot.pos;
-    stats.games += 1;
-    stats.game_moves += slot.history.len() as u64;
-    let margin = end.margin();
-    stats.results[if margin > 0 {
-        0
-    } else if margin < 0 {
-        1
-    } else {
-        2
-    }] += 1;
-    for (i, h) in slot.history.drain(..).enumerate() {
-        let mut seat: Side = h.pos.to_move();
-        if slot.swap_at.is_some_and(|k| i <= k) {
-            seat = seat.other();
+/// Turns a finished game into samples. `margin0` is the final margin of player 0 (who opened);
+/// every target is for the player to move at its position, whatever seat a pie swap gave them.
+fn finish(
+    history: &[Pending],
+    margin0: i32,
+    targets: Targets,
+    margin_weight: f32,
+    mix: f32,
+    total: u32,
+    replay: &mut Replay,
+) {
+    let total = total.max(1) as f32;
+    // The estimate of player 0's final margin (in seeds) from the position being scored on.
+    let mut est = margin0 as f32;
+    let truncate = targets == Targets::Truncated;
+    // The search's value is a margin estimate only when its utility is the margin alone.
+    let bootstrap = truncate && margin_weight == 1.0;
+    let mut out = Vec::with_capacity(history.len());
+    for h in history.iter().rev() {
+        let sign = if h.player == 0 { 1.0 } else { -1.0 };
+        if let (true, Some(v)) = (truncate, h.exact) {
+            est = sign * v as f32;
+        } else if bootstrap && h.exploratory {
+            est = sign * h.search_value * total;
         }
-        let z = result_for(&end, seat);
-        replay.push(Sample {
+        let margin = sign * est;
+        let z = if margin > 0.5 {
+            1.0
+        } else if margin < -0.5 {
+            -1.0
+        } else {
+            0.0
+        };
+        let (value, margin) = match h.exact {
+            Some(v) => (v.signum() as f32, v as f32 / total),
+            None => ((1.0 - mix) * z + mix * h.search_value, margin / total),
+        };
+        out.push(Sample {
             pos: h.pos,
             policy: h.policy,
-            value: (1.0 - mix) * z + mix * h.search_value,
-            margin: margin_target(&end, seat),
+            value,
+            margin,
+            exact: h.exact.is_some(),
         });
+    }
+    for s in out.into_iter().rev() {
+        replay.push(s);
     }
 }
 
@@ -238,12 +471,8 @@ mod tests {
     use super::*;
     use crate::search::UniformEvaluator;
 
-    #[test]
-    fn games_finish_into_samples_with_consistent_targets() {
-        let rules = Rules::kalah64().with_pie(true);
-        let mut sp = SelfPlay::new(&rules, 8, 4, 9);
-        let mut replay = Replay::new(100_000);
-        let play = SelfPlayConfig {
+    fn play_config() -> SelfPlayConfig {
+        SelfPlayConfig {
             games: 8,
             positions_per_iteration: 2000,
             temperature_start: 1.0,
@@ -251,7 +480,16 @@ mod tests {
             temperature_moves: 10,
             value_target_mix: 0.0,
             opening_random_moves: 4,
-        };
+            endgame_db_seeds: 0,
+            targets: Targets::Result,
+        }
+    }
+
+    #[test]
+    fn games_finish_into_samples_with_consistent_targets() {
+        let rules = Rules::kalah64().with_pie(true);
+        let mut sp = SelfPlay::new(&rules, 8, 4, 9, None, Targets::Result).unwrap();
+        let mut replay = Replay::new(100_000);
         let search = SearchConfig {
             simulations: 4,
             ..SearchConfig::default()
@@ -259,7 +497,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let st = sp.generate(
             2000,
-            &play,
+            &play_config(),
             &search,
             &mut UniformEvaluator,
             &mut replay,
@@ -275,5 +513,78 @@ mod tests {
             assert_eq!(x.value, x.margin.signum() * (x.margin != 0.0) as i32 as f32);
             assert!((x.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
         }
+    }
+
+    #[test]
+    fn oracle_positions_get_exact_targets_and_truncation_keeps_them() {
+        let rules = Rules::new(4, 3).unwrap();
+        let db = crate::solver::Endgame::build(&rules, 12, None);
+        let oracle = EndgameOracle::from_db(&rules, db);
+        let check = EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
+        let mut sp = SelfPlay::new(&rules, 16, 2, 3, Some(oracle), Targets::Truncated).unwrap();
+        let mut replay = Replay::new(100_000);
+        let search = SearchConfig {
+            simulations: 8,
+            margin_weight: 1.0,
+            ..SearchConfig::default()
+        };
+        let stop = AtomicBool::new(false);
+        let st = sp.generate(
+            3000,
+            &play_config(),
+            &search,
+            &mut UniformEvaluator,
+            &mut replay,
+            5,
+            &stop,
+        );
+        assert!(st.exact_positions > 0 && st.exact_positions < st.positions);
+        let total = rules.total_seeds() as f32;
+        let mut exact = 0;
+        for s in replay.iter() {
+            match check.moves(&s.pos) {
+                Some(e) => {
+                    exact += 1;
+                    assert!(s.exact);
+                    assert_eq!(s.margin * total, e.value as f32, "{}", s.pos);
+                    let best: Vec<usize> = e.best().map(|m| m.action(4)).collect();
+                    for (a, &p) in s.policy.iter().enumerate() {
+                        assert_eq!(p > 0.0, best.contains(&a), "{}", s.pos);
+                    }
+                }
+                None => assert!(!s.exact),
+            }
+        }
+        assert!(exact > 0);
+    }
+
+    #[test]
+    fn truncated_targets_stop_at_exploratory_moves_and_exact_positions() {
+        let rules = Rules::kalah64();
+        let pos = Position::start(&rules);
+        let p = |player: u8, search_value: f32, exact: Option<i32>, exploratory: bool| Pending {
+            pos,
+            player,
+            policy: [0.0; MAX_ACTIONS],
+            search_value,
+            exact,
+            exploratory,
+        };
+        // Player 0 moves, player 1 explores (search said +0.25 * 48 = +12 for player 1), player
+        // 0 moves, then an exact position for player 1 (-4), and the game ends +10 for player 0.
+        let history = [
+            p(0, 0.0, None, false),
+            p(1, 0.25, None, true),
+            p(0, 0.0, None, false),
+            p(1, 0.0, Some(-4), false),
+        ];
+        let mut replay = Replay::new(10);
+        finish(&history, 10, Targets::Truncated, 1.0, 0.0, 48, &mut replay);
+        let m: Vec<f32> = replay.iter().map(|s| s.margin * 48.0).collect();
+        assert_eq!(m, [-12.0, 12.0, 4.0, -4.0]);
+        let mut replay = Replay::new(10);
+        finish(&history, 10, Targets::Result, 1.0, 0.0, 48, &mut replay);
+        let m: Vec<f32> = replay.iter().map(|s| s.margin * 48.0).collect();
+        assert_eq!(m, [10.0, -10.0, 10.0, -4.0]);
     }
 }

@@ -1,0 +1,112 @@
+//! Files written whole or not at all: the one way this library writes a file that matters
+//! (checkpoints, judge sets, opening sets, endgame databases, transposition tables).
+//!
+//! The content goes to a temporary name beside the file (`NAME.tmp<pid>`), is flushed to disk,
+//! and is renamed over the file; a failed write removes its temporary file, and temporary files
+//! that a killed process left behind are removed by the next write of the same file.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The temporary name process `pid` writes `path` under.
+pub fn temp_path(path: &Path, pid: u32) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp{pid}"));
+    path.with_file_name(name)
+}
+
+/// Writes `path` through `write` atomically: readers see the old file or the new one, never a
+/// part. The folder is created if missing.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    remove_stale_temps(path);
+    let tmp = temp_path(path, std::process::id());
+    let result = (|| {
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        write(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // Make the rename itself durable where the platform allows opening a folder.
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// [`write_atomic`] of a byte string.
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic(path, |w| w.write_all(bytes))
+}
+
+/// Removes the temporary files of `path` left by processes no longer running. Only where `/proc`
+/// tells which processes run (Linux); elsewhere they stay.
+pub fn remove_stale_temps(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|s| s.to_str())) else {
+        return;
+    };
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{name}.tmp");
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("kalaha-files-{}", std::process::id()));
+        let path = dir.join("x.json");
+        write_bytes(&path, b"old").unwrap();
+        let err = write_atomic(&path, |w| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("disk full"))
+        });
+        assert!(err.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert!(!temp_path(&path, std::process::id()).exists());
+        // A temporary file of a process that is gone is removed by the next write.
+        let stale = temp_path(&path, u32::MAX - 1);
+        std::fs::write(&stale, b"left behind").unwrap();
+        write_bytes(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert!(!stale.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
