@@ -31,21 +31,27 @@ fn main() {
     let cases = [
         Case {
             name: "international",
-            rules: choices(Some("international"), None, None, None, None).build().unwrap(),
+            rules: choices(Some("international"), None, None, None, None)
+                .build()
+                .unwrap(),
             python_rules: r#""international""#,
             games: 32,
             seed: 7,
         },
         Case {
             name: "kalah43-empty-pie",
-            rules: choices(None, Some(4), Some(3), Some("empty"), Some(true)).build().unwrap(),
+            rules: choices(None, Some(4), Some(3), Some("empty"), Some(true))
+                .build()
+                .unwrap(),
             python_rules: r#"{"pits": 4, "seeds": 3, "capture": "empty", "pie": true}"#,
             games: 24,
             seed: 3,
         },
         Case {
             name: "danish",
-            rules: choices(Some("danish"), None, None, None, None).build().unwrap(),
+            rules: choices(Some("danish"), None, None, None, None)
+                .build()
+                .unwrap(),
             python_rules: r#""danish""#,
             games: 16,
             seed: 11,

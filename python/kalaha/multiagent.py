@@ -43,16 +43,23 @@ class KalahMultiAgent:
     """One game between ``player_0`` (opens from South) and ``player_1``.
 
     ``config`` (a dict, as RLlib passes it) may hold ``rules`` (a preset name, a dict of options
-    or a ``kalaha.Rules``). An illegal action raises ``ValueError`` and changes nothing.
+    or a ``kalaha.Rules``) and ``illegal_action``: ``"raise"`` (the default: ``ValueError``, and
+    nothing changes) or ``"lose"`` (the game ends, -1 for the offender and 0 for the other, as
+    PettingZoo's classic games do; for trainers whose environment checks step with unmasked
+    random actions).
     """
 
     def __init__(self, config: dict | None = None):
         config = dict(config or {})
         self.rules = _rules(config.get("rules"))
+        self.illegal_action = config.get("illegal_action", "raise")
+        if self.illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', not {self.illegal_action!r}")
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self._pos = Position.start(self.rules)
         self._swapped = False
+        self._over = False
 
     def observation_spaces_spec(self) -> dict[str, Any]:
         """Shapes and dtypes of one agent's observation, for building spaces."""
@@ -78,21 +85,30 @@ class KalahMultiAgent:
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         mask = np.zeros(self.rules.action_count, dtype=np.float32)
-        if not self._pos.is_over and agent == self.current_agent:
+        if not self._pos.is_over and not self._over and agent == self.current_agent:
             mask[self._pos.legal_actions()] = 1.0
         return {"observations": self._pos.observation(self.seat(agent)), "action_mask": mask}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._over = False
         self._pos = Position.start(self.rules)
         self._swapped = False
         agent = self.current_agent
         return {agent: self.observe(agent)}, {}
 
     def step(self, action_dict: dict[str, Any]):
+        if self._over or self._pos.is_over:
+            raise RuntimeError("the game is over: call reset()")
         agent = self.current_agent
         if agent not in action_dict:
             raise ValueError(f"it is {agent}'s move; got actions for {sorted(action_dict)}")
         action = int(action_dict[agent])
+        if self.illegal_action == "lose" and action not in self._pos.legal_actions():
+            other = AGENTS[1] if agent == AGENTS[0] else AGENTS[0]
+            obs = {a: self.observe(a) for a in AGENTS}
+            self._over = True
+            infos = {agent: {"illegal_action": action}, other: {}}
+            return obs, {agent: -1.0, other: 0.0}, {"__all__": True}, {"__all__": False}, infos
         self._pos = self._pos.play_action(action)
         if action == self.rules.pits:
             self._swapped = not self._swapped

@@ -89,7 +89,9 @@ impl PyBot {
     }
 
     /// Pickles as `(spec, seed)`: an unpickled bot starts its random stream afresh.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let me = slf.get();
         let args = (me.spec.to_string(), me.seed).into_pyobject(slf.py())?;
         Ok((slf.get_type().into_any(), args))

@@ -119,7 +119,11 @@ impl PyPosition {
     /// The legal actions (`p - 1` for pit `p`, `m` for `swap`), ascending.
     fn legal_actions(&self) -> Vec<usize> {
         let m = self.pos.rules().pits();
-        self.pos.legal_moves().iter().map(|mv| mv.action(m)).collect()
+        self.pos
+            .legal_moves()
+            .iter()
+            .map(|mv| mv.action(m))
+            .collect()
     }
 
     /// The legal actions as a `bool` array of length `m + 1`.
@@ -219,7 +223,9 @@ impl PyPosition {
         h.finish()
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let py = slf.py();
         let p = slf.get().pos;
         let args = (p.to_string(), PyRules { rules: *p.rules() }).into_pyobject(py)?;
@@ -275,9 +281,7 @@ pub fn move_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Move> {
     }
     if let Ok(s) = obj.extract::<String>() {
         return kalaha::rules::parse_move(&s).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "'{s}' is not a move (a pit number or \"swap\")"
-            ))
+            PyValueError::new_err(format!("'{s}' is not a move (a pit number or \"swap\")"))
         });
     }
     Err(PyTypeError::new_err(format!(

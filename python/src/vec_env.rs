@@ -8,7 +8,7 @@
 
 use kalaha::env::bench::default_grain;
 use kalaha::env::{DEFAULT_GRAIN, EnvError, VecEnv};
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1, ToPyArray};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, ToPyArray};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
@@ -194,7 +194,11 @@ impl PyVecEnv {
     /// Plays `actions[i]` in game `i` for every game (games that end are reset in the same
     /// step) and returns `(obs, mask, to_play, reward, done)`. Actions: a 1-D integer array or
     /// sequence of length `G`. An illegal action raises `ValueError` and changes no game.
-    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<Outputs<'py>> {
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Outputs<'py>> {
         self.read_actions(actions)?;
         self.step_actions(py)?;
         Ok(self.outputs(py))
@@ -262,7 +266,9 @@ impl PyVecEnv {
 
     /// `[G]` (uint32): moves played so far in each game.
     fn game_len<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
-        let v: Vec<u32> = (0..self.env.games()).map(|i| self.env.game_len(i)).collect();
+        let v: Vec<u32> = (0..self.env.games())
+            .map(|i| self.env.game_len(i))
+            .collect();
         v.to_pyarray(py)
     }
 
@@ -337,11 +343,7 @@ impl PyVecEnv {
             me.threads,
         )
             .into_pyobject(py)?;
-        Ok((
-            slf.get_type().into_any(),
-            args,
-            PyBytes::new(py, &state),
-        ))
+        Ok((slf.get_type().into_any(), args, PyBytes::new(py, &state)))
     }
 
     /// Restores a pickled environment: resets with the recorded seed and replays the steps.
@@ -473,13 +475,14 @@ impl PyVecEnv {
         let out = &mut self.actions;
         macro_rules! from_array {
             ($($t:ty),*) => {$(
-                if let Ok(a) = obj.extract::<PyReadonlyArray1<'_, $t>>() {
+                if let Ok(a) = obj.cast::<PyArray1<$t>>() {
+                    let a = a.try_readonly().map_err(value_error)?;
                     let view = a.as_array();
                     return fill(out, games, max, view.len(), view.iter().map(|&x| x as i128));
                 }
             )*};
         }
-        from_array!(i64, i32, u32, u8, i8, u16, i16, u64);
+        from_array!(i64, u8, i32, u32, i8, u16, i16, u64);
         match obj.extract::<Vec<i64>>() {
             Ok(v) => fill(out, games, max, v.len(), v.iter().map(|&x| x as i128)),
             Err(_) => Err(PyTypeError::new_err(format!(
@@ -514,6 +517,45 @@ fn fill(
         })?;
     }
     Ok(())
+}
+
+/// The Rust environment's own benchmark (`kalaha bench env`: random legal steps of a batch,
+/// observations and masks written every step, no Python in the loop), for comparing the Python
+/// figures with it in the same run. Returns a dict of the library's `EnvBench` fields.
+#[pyfunction]
+#[pyo3(signature = (games=4096, threads=2, runs=5, seconds=1.0, rules=None, seed=1))]
+pub fn bench_env<'py>(
+    py: Python<'py>,
+    games: usize,
+    threads: usize,
+    runs: usize,
+    seconds: f64,
+    rules: Option<&Bound<'py, PyAny>>,
+    seed: u64,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let rules = rules_from(rules)?;
+    let spec = kalaha::env::bench::EnvBenchSpec {
+        games,
+        threads,
+        grain: None,
+        runs,
+        seconds,
+        seed,
+    };
+    let b = py
+        .detach(|| kalaha::env::bench::bench_env(&rules, &spec))
+        .map_err(|e| value_error(format!("{e:#}")))?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("rules", b.rules)?;
+    d.set_item("games", b.games)?;
+    d.set_item("threads", b.threads)?;
+    d.set_item("grain", b.grain)?;
+    d.set_item("steps_per_sec", b.steps_per_sec)?;
+    d.set_item("games_per_sec", b.games_per_sec)?;
+    d.set_item("runs", b.runs)?;
+    d.set_item("seconds_per_run", b.seconds_per_run)?;
+    d.set_item("cpu_share", b.cpu_share)?;
+    Ok(d)
 }
 
 /// Threads when the caller names none: `RAYON_NUM_THREADS` if set to a positive number, else

@@ -50,3 +50,16 @@ def test_swap_hands_the_move_to_player_0_in_the_north_seat():
     env.step({"player_0": 0})
     obs, *_ = env.step({"player_1": 6})
     assert list(obs) == ["player_0"] and env.seat("player_0") == "north"
+
+
+def test_illegal_action_can_lose_instead_of_raising():
+    env = KalahMultiAgent({"illegal_action": "lose"})
+    env.reset()
+    env.step({"player_0": 2})
+    obs, rewards, terms, _, infos = env.step({"player_0": 2})
+    assert terms["__all__"] and rewards == {"player_0": -1.0, "player_1": 0.0}
+    assert infos["player_0"] == {"illegal_action": 2}
+    with pytest.raises(RuntimeError, match="game is over"):
+        env.step({"player_0": 0})
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        KalahMultiAgent({"illegal_action": "ignore"})
