@@ -6,9 +6,10 @@ Python API, measured in one run. Prints JSON.
 Figures (medians of ``--runs`` timed runs of about ``--seconds`` each, game steps per second):
 
 - ``numpy_actions``: ``VecEnv.step(actions)`` from Python with a uniformly random legal action
-  per game drawn in numpy from the returned masks (the mask's bits index a table of the legal
-  actions repeated to ``lcm(1..m+1)`` entries, a column drawn uniformly: exact, no loop), outputs
-  copied out every step.
+  per game drawn in numpy: each game's legal actions as bits (``VecEnv.legal_bits()``) index a
+  table of the legal actions repeated to ``lcm(1..m+1)`` entries, and a column is drawn uniformly
+  (exact, no Python loop); the step's outputs are copied out every step.
+- ``numpy_from_mask``: the same, the bits computed in numpy from the returned bool masks.
 - ``numpy_argmax``: the same with the plainer ``argmax(uniform + mask, axis=1)`` draw (numpy's
   row-wise argmax over 7 columns costs more than the step itself).
 - ``step_random``: ``VecEnv.step_random()`` from Python (actions drawn in native code), outputs
@@ -71,18 +72,33 @@ class LegalSampler:
         self.weights = (1 << np.arange(actions)).astype(np.uint8 if actions <= 8 else np.uint16)
         self.rng = rng
 
-    def __call__(self, mask: np.ndarray) -> np.ndarray:
-        bits = mask.view(np.uint8) @ self.weights
-        return self.table[bits, self.rng.integers(0, self.width, len(mask), dtype=np.int32)]
+    def from_bits(self, bits: np.ndarray) -> np.ndarray:
+        """Actions for legal-action bits (``VecEnv.legal_bits()``)."""
+        return self.table[bits, self.rng.integers(0, self.width, len(bits), dtype=np.int32)]
+
+    def from_mask(self, mask: np.ndarray) -> np.ndarray:
+        """Actions for bool masks ``[G, A]``."""
+        return self.from_bits(mask.view(np.uint8) @ self.weights)
 
 
 def bench_numpy_actions(games: int, threads: int, runs: int, seconds: float) -> list[float]:
     env = kalaha.VecEnv(games, "international", seed=1, threads=threads)
     sample = LegalSampler(env.action_count, np.random.default_rng(1))
+    env.reset(1)
+
+    def one():
+        env.step(sample.from_bits(env.legal_bits()))
+
+    return timed_runs(one, games, runs, seconds)
+
+
+def bench_numpy_from_mask(games: int, threads: int, runs: int, seconds: float) -> list[float]:
+    env = kalaha.VecEnv(games, "international", seed=1, threads=threads)
+    sample = LegalSampler(env.action_count, np.random.default_rng(1))
     state = {"mask": env.reset(1)[1]}
 
     def one():
-        state["mask"] = env.step(sample(state["mask"]))[1]
+        state["mask"] = env.step(sample.from_mask(state["mask"]))[1]
 
     return timed_runs(one, games, runs, seconds)
 
@@ -144,7 +160,7 @@ def main() -> None:
 
     # The measurements take turns, one run of each per round, so that whatever else the machine
     # is doing weighs on all of them alike; medians over the rounds are reported.
-    rates: dict[str, list[float]] = {"rust_env": [], "numpy_actions": [], "numpy_argmax": [], "step_random": [], "open_spiel": []}
+    rates: dict[str, list[float]] = {"rust_env": [], "numpy_actions": [], "numpy_from_mask": [], "numpy_argmax": [], "step_random": [], "open_spiel": []}
     spiel_game = None
     rules = None
     for _ in range(runs):
@@ -152,6 +168,7 @@ def main() -> None:
         rules = rust["rules"]
         rates["rust_env"] += rust["runs"]
         rates["numpy_actions"] += bench_numpy_actions(g, th, 1, sec)
+        rates["numpy_from_mask"] += bench_numpy_from_mask(g, th, 1, sec)
         rates["numpy_argmax"] += bench_numpy_argmax(g, th, 1, sec)
         rates["step_random"] += bench_step_random(g, th, 1, sec)
         spiel = bench_open_spiel(1, sec)
@@ -176,6 +193,7 @@ def main() -> None:
         "runs": runs,
         "seconds_per_run": sec,
         "numpy_actions": fig("numpy_actions"),
+        "numpy_from_mask": fig("numpy_from_mask"),
         "numpy_argmax": fig("numpy_argmax"),
         "step_random": fig("step_random"),
         "rust_env": fig("rust_env"),
@@ -185,7 +203,7 @@ def main() -> None:
     if rates["open_spiel"]:
         spiel_rate = statistics.median(rates["open_spiel"])
         out["open_spiel"] = {"game": spiel_game, **fig("open_spiel")}
-        for key in ("numpy_actions", "numpy_argmax", "step_random"):
+        for key in ("numpy_actions", "numpy_from_mask", "numpy_argmax", "step_random"):
             out[f"{key}_vs_open_spiel"] = out[key]["steps_per_sec"] / spiel_rate
     print(json.dumps(out, indent=2))
 

@@ -59,8 +59,8 @@ impl PyPosition {
     }
 
     /// The side to move: `"south"` or `"north"`.
-    #[getter]
-    fn to_move(&self) -> &'static str {
+    #[getter(to_move)]
+    fn side_to_move(&self) -> &'static str {
         self.pos.to_move().name()
     }
 

@@ -99,7 +99,8 @@ impl PyRules {
 
     /// The options as a dict (keys `pits`, `seeds`, `capture`, `leftover`, `end`, `pie`), which
     /// `Rules(**d)` takes back.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(name = "to_dict")]
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("pits", self.rules.pits())?;
         d.set_item("seeds", self.rules.seeds())?;

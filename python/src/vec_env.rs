@@ -74,6 +74,13 @@ type Outputs<'py> = (
     Bound<'py, PyArray1<bool>>,
 );
 
+/// `(obs, mask, to_play)` as fresh numpy arrays.
+type StartOutputs<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray2<bool>>,
+    Bound<'py, PyArray1<u8>>,
+);
+
 #[pymethods]
 impl PyVecEnv {
     /// `games` games of `rules` (a preset name, a `kalaha.Rules`, a dict of options, or `None`
@@ -169,15 +176,7 @@ impl PyVecEnv {
     /// draws a seed from the operating system (read it back from `seed`). Returns
     /// `(obs, mask, to_play)`.
     #[pyo3(signature = (seed=None))]
-    fn reset<'py>(
-        &mut self,
-        py: Python<'py>,
-        seed: Option<u64>,
-    ) -> (
-        Bound<'py, PyArray2<f32>>,
-        Bound<'py, PyArray2<bool>>,
-        Bound<'py, PyArray1<u8>>,
-    ) {
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> StartOutputs<'py> {
         let seed = seed.unwrap_or_else(rand::random);
         let (env, pool) = (&mut self.env, &self.pool);
         py.detach(|| pool.install(|| env.reset(seed)));
@@ -224,6 +223,15 @@ impl PyVecEnv {
     /// Legal-action masks `[G, m + 1]` (bool).
     fn mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
         self.env.mask().to_pyarray(py)
+    }
+
+    /// The legal actions of each game as bits, `[G]` (uint16; bit `a` set when action `a` is
+    /// legal): the mask in one integer per game, for drawing actions in numpy with a table.
+    fn legal_bits<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u16>> {
+        let v: Vec<u16> = (0..self.env.games())
+            .map(|i| self.env.legal_bits(i))
+            .collect();
+        v.to_pyarray(py)
     }
 
     /// The player to move in each game, `[G]` (uint8; 0 opened the game).

@@ -240,3 +240,13 @@ def test_reset_without_a_seed_draws_one_and_reports_it():
     again = kalaha.VecEnv(4, seed=s, threads=1)
     for x, y in zip(env.step_random(), again.step_random()):
         np.testing.assert_array_equal(x, y)
+
+
+def test_legal_bits_are_the_mask_as_integers():
+    env = kalaha.VecEnv(50, {"pie": True}, seed=2, threads=1)
+    for _ in range(40):
+        bits, mask = env.legal_bits(), env.mask()
+        assert bits.dtype == np.uint16 and bits.shape == (50,)
+        expected = (mask.astype(np.uint16) << np.arange(mask.shape[1], dtype=np.uint16)).sum(axis=1)
+        np.testing.assert_array_equal(bits, expected)
+        env.step_random()
