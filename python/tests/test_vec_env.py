@@ -1,4 +1,8 @@
-"""The native VecEnv: the same games as the Rust library, dtypes and shapes, errors, pickling."""
+"""The native VecEnv: the same games as the Rust library, dtypes and shapes, errors, pickling.
+
+`data/env_trajectories.json` comes from the library itself: `cargo run --release -p kalaha-python
+--example env_trajectory > python/tests/data/env_trajectories.json`.
+"""
 
 import json
 import pathlib
