@@ -136,6 +136,42 @@ fn bad_input_is_refused_with_exit_code_2() {
         &["match", "--south", "minimax:x", "--north", "random"],
         "not a whole number",
     );
+    refused(
+        &[
+            "match", "--south", "random", "--north", "random", "--games", "0",
+        ],
+        "--games",
+    );
+    #[cfg(feature = "train")]
+    refused(
+        &[
+            "match",
+            "--south",
+            "policy:/nonexistent",
+            "--north",
+            "random",
+        ],
+        "no checkpoint at /nonexistent",
+    );
+}
+
+#[test]
+fn solve_says_why_it_has_no_endgame_database() {
+    let out = kalaha(&[
+        "solve",
+        "--position",
+        "0,5,3,1,0,2,15/1,0,2,4,0,3,12 s",
+        "--memory",
+        "1",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "note: --memory 1 MiB leaves room for 9 seeds only (the default 4608 MiB gives 18)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -21,8 +21,8 @@ pub struct MatchArgs {
     /// The bot that starts as North.
     #[arg(long)]
     north: String,
-    /// Number of games.
-    #[arg(long, default_value_t = 100)]
+    /// Number of games (at least 1).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
     /// Seed of the series; the same seed gives the same results on any number of threads.
     #[arg(long, default_value_t = 0)]

@@ -209,11 +209,31 @@ fn print_solve(
         });
     }
     let mut s = format!("{}\nposition: {pos}\n", pos.rules().describe());
-    if let Some(src) = solver.db_source() {
-        s += &format!(
-            "endgame database: {} seeds, {src} ({setup:.1} s)\n",
-            solver.db_seeds()
-        );
+    match solver.db_source() {
+        Some(src) => {
+            s += &format!(
+                "endgame database: {} seeds, {src} ({setup:.1} s)\n",
+                solver.db_seeds()
+            );
+            let default =
+                crate::solver::auto_db_seeds_for(pos.rules(), crate::solver::DEFAULT_MEMORY_MB);
+            if a.db_seeds.is_none() && default.is_some_and(|d| d > solver.db_seeds()) {
+                s += &format!(
+                    "note: --memory {} MiB leaves room for {} seeds only (the default {} MiB gives {}); the search is slower with a smaller database\n",
+                    a.memory,
+                    solver.db_seeds(),
+                    crate::solver::DEFAULT_MEMORY_MB,
+                    default.unwrap_or(0)
+                );
+            }
+        }
+        None if a.db_seeds != Some(0) => {
+            s += &format!(
+                "endgame database: none (--memory {} MiB leaves no room for one; the search is much slower without it)\n",
+                a.memory
+            )
+        }
+        None => s += "endgame database: none (--db-seeds 0)\n",
     }
     let verdict = match analysis.value_seconds {
         _ if analysis.complete() => String::new(),

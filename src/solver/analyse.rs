@@ -257,6 +257,15 @@ pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
         .last()
 }
 
+/// The endgame database seeds [`DbSize::Auto`] picks for `rules` within `memory_mb` MiB.
+pub fn auto_db_seeds_for(rules: &Rules, memory_mb: usize) -> Option<u32> {
+    auto_db_seeds(
+        rules.pits(),
+        rules.total_seeds(),
+        memory_mb as u128 * (1 << 20),
+    )
+}
+
 /// The largest transposition table worth having for a game of `total` seeds: 1 GiB for 48 seeds
 /// (Kalah(6,4)), twice as much for each 6 seeds more, half for each 6 fewer. Every lookup in a
 /// larger table is slower (more of its pages miss the address translation caches), and a game

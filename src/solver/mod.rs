@@ -31,7 +31,7 @@ mod tests;
 
 pub use analyse::{
     Analysis, DEFAULT_MEMORY_MB, DbSize, Detail, MoveValue, MoveValueJson, Progress, Solver,
-    SolverConfig, SolverError, move_json,
+    SolverConfig, SolverError, auto_db_seeds_for, move_json,
 };
 pub use endgame::{BuildProgress, DbSource, Endgame, default_cache_dir};
 pub use oracle::{EndgameOracle, ExactMoves};

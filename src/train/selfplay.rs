@@ -366,10 +366,7 @@ impl SelfPlay {
                 };
                 stats.games += 1;
                 stats.game_moves += outcome.len as u64;
-                stats.results[match outcome.winner() {
-                    Some(p) => p,
-                    None => 2,
-                }] += 1;
+                stats.results[outcome.winner().unwrap_or(2)] += 1;
                 let history = std::mem::take(&mut self.history[i]);
                 finish(
                     &history,
