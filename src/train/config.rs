@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::bots::BotSpec;
+use crate::bots::{BotContext, BotSpec, Player};
 use crate::nn::NetConfig;
 use crate::rules::{RuleChoices, Rules};
 use crate::search::SearchConfig;
@@ -105,6 +105,26 @@ pub struct SelfPlayConfig {
     /// `search.margin_weight = 1` to take the search's value as the margin there).
     #[serde(default)]
     pub targets: super::selfplay::Targets,
+    /// Where samples come from: `selfplay` (the default) or `exact` (the supervised upper bound:
+    /// positions of random and greedy games labelled by perfect play, see
+    /// [`super::labelled`]; needs `endgame_db_seeds`).
+    #[serde(default)]
+    pub labels: Labels,
+    /// With `labels = "exact"`: seconds the solver may take a position outside the database
+    /// (0, the default: only positions the database covers are drawn).
+    #[serde(default)]
+    pub label_time_limit: f64,
+}
+
+/// Where training samples come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Labels {
+    /// Self-play games searched with the network.
+    #[default]
+    Selfplay,
+    /// Positions labelled by perfect play.
+    Exact,
 }
 
 /// Replay buffer settings.
@@ -179,8 +199,14 @@ impl TrainConfig {
         self.rules.build()
     }
 
-    /// The evaluation opponents, parsed.
-    pub fn opponents(&self) -> anyhow::Result<Vec<BotSpec>> {
+    /// The evaluation opponents, ready to play under the config's rules (a fresh
+    /// [`BotContext`]: a network or solver among them is loaded again at each call).
+    pub fn opponents(&self) -> anyhow::Result<Vec<Player>> {
+        BotContext::new().prepare_all(&self.opponent_specs()?, &self.rules()?)
+    }
+
+    /// The evaluation opponents' names, parsed.
+    pub fn opponent_specs(&self) -> anyhow::Result<Vec<BotSpec>> {
         self.eval
             .opponents
             .iter()
@@ -284,6 +310,16 @@ impl TrainConfig {
             "must be 0 (off) to fewer than the seeds in the game (at most 100)",
         )?;
         check(
+            p.labels == Labels::Selfplay || p.endgame_db_seeds > 0,
+            "selfplay.labels",
+            "= \"exact\" needs selfplay.endgame_db_seeds > 0",
+        )?;
+        check(
+            p.label_time_limit >= 0.0 && p.label_time_limit.is_finite(),
+            "selfplay.label_time_limit",
+            "must be 0 or more seconds",
+        )?;
+        check(
             p.targets != super::selfplay::Targets::Truncated || s.margin_weight == 1.0,
             "selfplay.targets",
             "= \"truncated\" needs search.margin_weight = 1 (the search's value is then a margin)",
@@ -327,7 +363,7 @@ impl TrainConfig {
             "optim.margin_weight",
             "must be 0 or more",
         )?;
-        self.opponents()?;
+        self.opponent_specs()?;
         Ok(())
     }
 }

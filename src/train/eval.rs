@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::bots::{Bot, BotSpec};
+use crate::bots::{Bot, Player};
 use crate::rules::{Move, Position, Rules, Side};
 use crate::search::{Evaluator, greedy_actions};
 
@@ -48,7 +48,7 @@ struct EvalGame {
 /// Plays `games` games per opponent and seat; the network picks its moves through `evaluator`.
 pub fn play_vs_bots(
     rules: &Rules,
-    opponents: &[BotSpec],
+    opponents: &[Player],
     games: u32,
     evaluator: &mut dyn Evaluator,
     seed: u64,
@@ -134,18 +134,16 @@ pub fn play_vs_bots(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bots::BotSpec;
     use crate::search::UniformEvaluator;
 
     #[test]
     fn every_game_is_counted_once() {
         let rules = Rules::kalah64().with_pie(true);
-        let r = play_vs_bots(
-            &rules,
-            &[BotSpec::Random, BotSpec::Greedy],
-            5,
-            &mut UniformEvaluator,
-            3,
-        );
+        let players = crate::bots::BotContext::new()
+            .prepare_all(&[BotSpec::Random, BotSpec::Greedy], &rules)
+            .unwrap();
+        let r = play_vs_bots(&rules, &players, 5, &mut UniformEvaluator, 3);
         assert_eq!(r.len(), 4);
         for s in &r {
             assert_eq!(s.games, 5);

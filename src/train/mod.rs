@@ -12,6 +12,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod eval;
 pub mod judge;
+pub mod labelled;
 pub mod selfplay;
 pub mod state;
 pub mod tb;
@@ -75,6 +76,8 @@ pub struct Trainer {
     model: Net,
     optim: ModuleOptimizer,
     selfplay: SelfPlay,
+    /// Exact labels instead of self-play (`selfplay.labels = "exact"`).
+    labeller: Option<labelled::Labeller>,
     replay: Replay,
     meta: Meta,
     checkpoint_dir: PathBuf,
@@ -164,7 +167,25 @@ impl Trainer {
             )
             .0
         });
+        let exact = cfg.selfplay.labels == config::Labels::Exact;
+        let (oracle, labeller) = match (exact, oracle) {
+            (true, Some(o)) => {
+                let t = cfg.selfplay.label_time_limit;
+                let solver = if t > 0.0 {
+                    let s = crate::solver::Solver::new(
+                        &rules,
+                        &crate::solver::SolverConfig::default(),
+                    )?;
+                    Some((s, std::time::Duration::from_secs_f64(t)))
+                } else {
+                    None
+                };
+                (None, Some(labelled::Labeller::new(&rules, o, solver)))
+            }
+            (_, o) => (o, None),
+        };
         let mut trainer = Trainer {
+            labeller,
             selfplay: SelfPlay::new(
                 &rules,
                 cfg.selfplay.games,
@@ -294,15 +315,19 @@ impl Trainer {
         // Self-play with the current network.
         let t = Instant::now();
         let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
-        let st = self.selfplay.generate(
-            self.cfg.selfplay.positions_per_iteration,
-            &self.cfg.selfplay,
-            &self.cfg.search,
-            &mut ev,
-            &mut self.replay,
-            seed,
-            stop,
-        );
+        let n = self.cfg.selfplay.positions_per_iteration;
+        let st = match &self.labeller {
+            Some(l) => l.generate(n, &mut self.replay, seed, stop),
+            None => self.selfplay.generate(
+                n,
+                &self.cfg.selfplay,
+                &self.cfg.search,
+                &mut ev,
+                &mut self.replay,
+                seed,
+                stop,
+            ),
+        };
         let sp_secs = t.elapsed().as_secs_f64().max(1e-9);
         self.meta.positions += st.positions;
         self.meta.games += st.games;

@@ -479,6 +479,8 @@ mod tests {
             opening_random_moves: 4,
             endgame_db_seeds: 0,
             targets: Targets::Result,
+            labels: Default::default(),
+            label_time_limit: 0.0,
         }
     }
 
