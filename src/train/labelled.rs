@@ -153,7 +153,7 @@ mod tests {
             let e = check
                 .moves(&s.pos)
                 .expect("only covered positions without a solver");
-            assert_eq!(s.margin * 12.0, e.value as f32);
+            assert_eq!(s.margin * rules.total_seeds() as f32, e.value as f32);
             assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         }
     }
