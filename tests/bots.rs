@@ -1,15 +1,22 @@
 //! Baseline bots: legal under every rule option, stronger than chance, reproducible from a seed.
 
-use kalaha::bots::{BotSpec, MatchConfig, play_game, run_match};
+use kalaha::bots::{BotContext, BotSpec, MatchConfig, Player, play_game, run_match};
 use kalaha::rules::{Capture, End, Leftover, Position, Preset, Rules};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+/// A bot by name, ready for `rules`.
+fn player(spec: &str, rules: &Rules) -> Player {
+    BotContext::new()
+        .prepare(&spec.parse().unwrap(), rules)
+        .unwrap()
+}
+
 fn series(rules: Rules, south: &str, north: &str, games: u32) -> kalaha::bots::MatchSummary {
     let cfg = MatchConfig {
         rules,
-        south: south.parse().unwrap(),
-        north: north.parse().unwrap(),
+        south: player(south, &rules),
+        north: player(north, &rules),
         games,
         seed: 11,
     };
@@ -32,11 +39,12 @@ fn every_bot_finishes_games_under_every_rule_option() {
             .with_end(End::OnTurn)
             .with_pie(true),
     );
-    let bots: Vec<BotSpec> = ["random", "greedy", "minimax:3", "mcts:40"]
+    let specs: Vec<BotSpec> = ["random", "greedy", "minimax:3", "mcts:40"]
         .iter()
         .map(|b| b.parse().unwrap())
         .collect();
     for rules in rule_sets {
+        let bots = BotContext::new().prepare_all(&specs, &rules).unwrap();
         for (i, south) in bots.iter().enumerate() {
             let north = &bots[(i + 1) % bots.len()];
             let mut rng = SmallRng::seed_from_u64(3);
@@ -77,8 +85,8 @@ fn the_same_seed_replays_the_same_series() {
         seed: 12,
         ..MatchConfig {
             rules: Rules::kalah64(),
-            south: "random".parse().unwrap(),
-            north: "random".parse().unwrap(),
+            south: player("random", &Rules::kalah64()),
+            north: player("random", &Rules::kalah64()),
             games: 50,
             seed: 0,
         }
@@ -95,8 +103,13 @@ fn ties_are_broken_at_random_so_deterministic_bots_vary_between_games() {
     let mut openings = std::collections::BTreeSet::new();
     for seed in 0..12 {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let spec: BotSpec = "greedy".parse().unwrap();
-        let game = play_game(Position::start(&Rules::kalah64()), &spec, &spec, &mut rng);
+        let greedy = player("greedy", &Rules::kalah64());
+        let game = play_game(
+            Position::start(&Rules::kalah64()),
+            &greedy,
+            &greedy,
+            &mut rng,
+        );
         openings.insert(game.move_list());
     }
     assert!(

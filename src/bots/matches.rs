@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::BotSpec;
+use super::Player;
 use crate::rules::{Game, Position, Rules, Side};
 
 /// What to play.
@@ -16,9 +16,9 @@ pub struct MatchConfig {
     /// Rules of every game.
     pub rules: Rules,
     /// The bot that starts as South.
-    pub south: BotSpec,
+    pub south: Player,
     /// The bot that starts as North.
-    pub north: BotSpec,
+    pub north: Player,
     /// Number of games.
     pub games: u32,
     /// Seed of the whole series: game `i` uses a generator derived from `(seed, i)`.
@@ -52,7 +52,7 @@ pub fn game_rng(seed: u64, index: u64) -> SmallRng {
 }
 
 /// Plays one game from `start` and returns it; `south` is the bot that starts in South's seat.
-pub fn play_game(start: Position, south: &BotSpec, north: &BotSpec, rng: &mut SmallRng) -> Game {
+pub fn play_game(start: Position, south: &Player, north: &Player, rng: &mut SmallRng) -> Game {
     let mut bots = [south.build(), north.build()];
     let mut game = Game::from_position(start);
     while !game.position().is_over() {

@@ -1,9 +1,16 @@
 //! Players behind one interface: baseline bots, their command-line names, and the match runner.
+//!
+//! A bot goes from its name to a player in three steps, each of which can fail only where it
+//! says: [`BotSpec`] is the name's syntax (parsing reads no file); [`BotContext::prepare`] loads
+//! what the bot needs (a network, a solver shared by every solver bot) and checks it against the
+//! rules, returning an error that says what is wrong; [`Player::build`] then makes a fresh
+//! [`Bot`] for each game and cannot fail.
 
 mod greedy;
 mod matches;
 mod mcts;
 mod minimax;
+mod player;
 #[cfg(feature = "train")]
 pub mod policy;
 mod solver;
@@ -20,7 +27,8 @@ pub use greedy::Greedy;
 pub use matches::{MatchConfig, MatchSummary, game_rng, play_game, run_match, run_match_until};
 pub use mcts::Mcts;
 pub use minimax::Minimax;
-pub use solver::SolverBot;
+pub use player::{BotContext, Player};
+pub use solver::{BOT_MEMORY_MB, SolverBot, bot_solver_config};
 
 /// A player: picks a legal move in any position that is not over.
 pub trait Bot: Send {
@@ -72,10 +80,12 @@ pub enum BotSpec {
     Solver,
     /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search), optionally
     /// `policy:PATH:SIMS:margin=W` (the search's utility `(1 - W) * value + W * margin` instead of
-    /// the checkpoint's): a trained checkpoint, loaded and checked when the name is parsed.
+    /// the checkpoint's): a trained checkpoint, loaded and checked by [`BotContext::prepare`].
     #[cfg(feature = "train")]
     Policy {
+        /// The checkpoint: its folder, `meta.json` or weights file.
         path: String,
+        /// Simulations of search per move (none: the policy's best move).
         sims: Option<u32>,
         /// Margin weight in thousandths.
         margin: Option<u16>,
@@ -90,7 +100,12 @@ pub enum BotSpecError {
     Unknown(String),
     /// A parameter that is missing, not a number or out of range.
     #[error("bot '{spec}': {why}")]
-    Parameter { spec: String, why: String },
+    Parameter {
+        /// The name as given.
+        spec: String,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 impl FromStr for BotSpec {
@@ -131,7 +146,11 @@ impl FromStr for BotSpec {
                 }
                 _ => (rest, None),
             };
-            policy::load(path).map_err(|e| bad(format!("{e:#}")))?;
+            if path.is_empty() {
+                return Err(bad(
+                    "needs a checkpoint path, e.g. policy:checkpoints/kalah64".into(),
+                ));
+            }
             return Ok(BotSpec::Policy {
                 path: path.to_string(),
                 sims,
@@ -196,19 +215,13 @@ impl fmt::Display for BotSpec {
 }
 
 impl BotSpec {
-    /// Refuses a bot that cannot play under `rules` (a network trained for other rules).
-    pub fn check_rules(&self, rules: &crate::rules::Rules) -> anyhow::Result<()> {
-        match self {
-            #[cfg(feature = "train")]
-            BotSpec::Policy { path, .. } => policy::check_rules(path, rules),
-            _ => {
-                let _ = rules;
-                Ok(())
-            }
-        }
-    }
-
-    /// A fresh player for one game.
+    /// A fresh player for one game, for callers without a [`BotContext`] (the Python binding):
+    /// a `solver` bot sets up a solver of its own on its first move. Prefer
+    /// [`BotContext::prepare`], which shares one solver and reports set-up errors.
+    ///
+    /// # Panics
+    /// For a `policy:` bot, which needs its network loaded by [`BotContext::prepare`]; and, on a
+    /// `solver` bot's first move, where its solver cannot be set up.
     pub fn build(&self) -> Box<dyn Bot> {
         match self {
             BotSpec::Random => Box::new(RandomBot),
@@ -217,10 +230,7 @@ impl BotSpec {
             BotSpec::Minimax(d) => Box::new(Minimax::new(*d)),
             BotSpec::Mcts(n) => Box::new(Mcts::new(*n)),
             #[cfg(feature = "train")]
-            BotSpec::Policy { path, sims, margin } => {
-                let margin = margin.map(|w| w as f32 / 1000.0);
-                Box::new(policy::PolicyBot::from_cache(path, *sims, margin))
-            }
+            BotSpec::Policy { .. } => panic!("{self} needs its network: use BotContext::prepare"),
         }
     }
 }
@@ -244,5 +254,19 @@ mod tests {
         assert!(e("minimax:x").contains("'x' is not a whole number"));
         assert!(e("mcts:0").contains("must be 1 to"));
         assert!(e("random:3").contains("unknown bot"));
+    }
+
+    #[cfg(feature = "train")]
+    #[test]
+    fn parsing_a_network_reads_no_file() {
+        let spec: BotSpec = "policy:/nonexistent/run:8".parse().unwrap();
+        assert_eq!(spec.to_string(), "policy:/nonexistent/run:8");
+        let e = BotContext::new()
+            .prepare(&spec, &crate::rules::Rules::kalah64())
+            .unwrap_err();
+        assert!(
+            format!("{e:#}").contains("no checkpoint at /nonexistent/run"),
+            "{e:#}"
+        );
     }
 }

@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use anyhow::Context as _;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{RuleArgs, emit, emit_json};
-use crate::bots::BotSpec;
+use crate::bots::{BotContext, BotSpec};
 use crate::eval::chart::{self, RatingBar};
-use crate::eval::openings::write_atomic_bytes;
 use crate::eval::report::{self, Report};
 use crate::eval::{Arena, Mode, OpeningSet, judge, tally};
 use crate::solver::{Solver, SolverConfig};
@@ -79,6 +79,11 @@ fn specs(list: &str) -> anyhow::Result<Vec<BotSpec>> {
         .collect()
 }
 
+/// Writes a report file whole, naming it in the error.
+fn write_bytes(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    crate::files::write_bytes(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
 fn bar(len: u64, what: &str) -> ProgressBar {
     ProgressBar::new(len).with_style(
         ProgressStyle::with_template(&format!(
@@ -111,15 +116,13 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
             anyhow::bail!("player {n} is named twice");
         }
     }
-    for p in &players {
-        p.check_rules(&rules)?;
-    }
     if a.games == 0 || a.games % 2 == 1 {
         anyhow::bail!(
             "--games must be a positive even number (pairs of games, one from each seat), not {}",
             a.games
         );
     }
+    let players = BotContext::new().prepare_all(&players, &rules)?;
     let find = |what: &str, spec: &str| -> anyhow::Result<usize> {
         let s = spec.parse::<BotSpec>()?.to_string();
         names
@@ -262,7 +265,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
             })
             .collect();
         let title = format!("Elo ratings, {} ({} games)", rules.describe(), games.len());
-        write_atomic_bytes(
+        write_bytes(
             &dir.join("ratings.png"),
             &chart::ratings_png(&title, &bars)?,
         )?;
@@ -275,14 +278,14 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                 "iteration",
                 &series,
             )?;
-            write_atomic_bytes(&dir.join("run-curve.png"), &png)?;
+            write_bytes(&dir.join("run-curve.png"), &png)?;
             md += &format!(
                 "\n## Training run\n\nEvaluation curve of `{}` over training:\n\n![run curve](run-curve.png)\n",
                 sidecar.display()
             );
         }
-        write_atomic_bytes(&dir.join("report.md"), md.as_bytes())?;
-        write_atomic_bytes(
+        write_bytes(&dir.join("report.md"), md.as_bytes())?;
+        write_bytes(
             &dir.join("report.json"),
             serde_json::to_string_pretty(&report)?.as_bytes(),
         )?;

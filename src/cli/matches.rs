@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{RuleArgs, emit, emit_json};
-use crate::bots::{BotSpec, MatchConfig, MatchSummary, run_match_until};
+use crate::bots::{BotContext, BotSpec, MatchConfig, MatchSummary, run_match_until};
 
 #[derive(Debug, Args)]
 pub struct MatchArgs {
@@ -45,15 +45,17 @@ struct MatchJson {
 }
 
 pub fn run(a: MatchArgs) -> anyhow::Result<()> {
+    let rules = a.rules.rules()?;
+    let south = a.south.parse::<BotSpec>()?;
+    let north = a.north.parse::<BotSpec>()?;
+    let mut ctx = BotContext::new();
     let cfg = MatchConfig {
-        rules: a.rules.rules()?,
-        south: a.south.parse::<BotSpec>()?,
-        north: a.north.parse::<BotSpec>()?,
+        south: ctx.prepare(&south, &rules)?,
+        north: ctx.prepare(&north, &rules)?,
+        rules,
         games: a.games,
         seed: a.seed,
     };
-    cfg.south.check_rules(&cfg.rules)?;
-    cfg.north.check_rules(&cfg.rules)?;
     let bar = ProgressBar::new(cfg.games as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} elapsed, eta {eta}")
             .expect("valid template"),

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::RuleArgs;
-use crate::bots::BotSpec;
-use crate::play::{Session, level_spec, line, tui};
+use crate::bots::{BotContext, BotSpec};
+use crate::play::{Level, Session, line, tui};
 use crate::rules::{Rules, Side};
 
 /// Where the committed network lives, relative to the repository root.
@@ -44,8 +44,9 @@ pub struct PlayArgs {
     line: bool,
 }
 
-/// The committed checkpoint, if one is there and fits `rules` (and this build can run it).
-fn checkpoint(rules: &Rules) -> Result<String, String> {
+/// The committed checkpoint, loaded into `ctx`, if one is there and fits `rules` (and this build
+/// can run it).
+fn checkpoint(ctx: &mut BotContext, rules: &Rules) -> Result<String, String> {
     let candidates = [
         PathBuf::from(CHECKPOINT),
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CHECKPOINT),
@@ -57,10 +58,8 @@ fn checkpoint(rules: &Rules) -> Result<String, String> {
     if cfg!(not(feature = "train")) {
         return Err("this build has no network support (feature `train`)".into());
     }
-    let spec: BotSpec = format!("policy:{path}:64")
-        .parse()
-        .map_err(|e| format!("{e}"))?;
-    spec.check_rules(rules).map_err(|e| format!("{e:#}"))?;
+    let spec = Level::Hard.spec(Some(&path));
+    ctx.prepare(&spec, rules).map_err(|e| format!("{e:#}"))?;
     Ok(path)
 }
 
@@ -71,14 +70,16 @@ pub fn run(a: PlayArgs) -> anyhow::Result<()> {
         "north" | "n" => Side::North,
         other => anyhow::bail!("unknown side '{other}' (expected south or north)"),
     };
+    let mut ctx = BotContext::new();
     let opponent = if a.practice {
         None
     } else {
-        let spec = match &a.opponent {
-            Some(s) => s.clone(),
+        let spec: BotSpec = match &a.opponent {
+            Some(s) => s.parse()?,
             None => {
-                let ck = if a.level == "hard" {
-                    match checkpoint(&rules) {
+                let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
+                let ck = if level == Level::Hard {
+                    match checkpoint(&mut ctx, &rules) {
                         Ok(p) => Some(p),
                         Err(why) => {
                             eprintln!("kalaha: {why}; level hard plays mcts:2000 instead");
@@ -88,12 +89,10 @@ pub fn run(a: PlayArgs) -> anyhow::Result<()> {
                 } else {
                     None
                 };
-                level_spec(&a.level, ck.as_deref()).map_err(anyhow::Error::msg)?
+                level.spec(ck.as_deref())
             }
         };
-        let spec: BotSpec = spec.parse()?;
-        spec.check_rules(&rules)?;
-        Some(spec)
+        Some(ctx.prepare(&spec, &rules)?)
     };
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::bots::{BotSpec, game_rng, play_game};
+use crate::bots::{Player, game_rng, play_game};
 use crate::rules::{Game, Position, Side};
 
 /// Who plays whom.
@@ -93,7 +93,7 @@ impl ArenaGame {
 #[derive(Clone, Debug)]
 pub struct Arena {
     /// The players.
-    pub players: Vec<BotSpec>,
+    pub players: Vec<Player>,
     /// Gauntlet or round robin.
     pub mode: Mode,
     /// Start positions; opening `i` is the start of the `i`th pair of games of every pairing.
@@ -192,7 +192,7 @@ impl PairingResult {
 
 /// Sums the finished games by pairing.
 pub fn tally(
-    players: &[BotSpec],
+    players: &[Player],
     pairings: &[(usize, usize)],
     games: &[ArenaGame],
 ) -> Vec<PairingResult> {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use super::arena::ArenaGame;
-use crate::bots::BotSpec;
+use crate::bots::Player;
 use crate::rules::{Move, Position, Side};
 use crate::solver::{Analysis, Solver};
 
@@ -167,7 +167,7 @@ fn class_name(c: i32) -> &'static str {
 /// once `stop` is set the remaining positions are skipped and counted as unsolved.
 pub fn judge(
     solver: &Solver,
-    players: &[BotSpec],
+    players: &[Player],
     pairings: &[(usize, usize)],
     games: &[ArenaGame],
     player: usize,
@@ -264,7 +264,7 @@ pub fn judge(
 /// The player's games against a player named `solver`: did it get what the start is worth?
 fn versus_solver(
     solver: &Solver,
-    players: &[BotSpec],
+    players: &[Player],
     pairings: &[(usize, usize)],
     games: &[ArenaGame],
     player: usize,

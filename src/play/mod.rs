@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
-use crate::bots::{Bot, BotSpec, game_rng};
+use crate::bots::{Bot, BotSpec, Player, game_rng};
 use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side, parse_move};
 use crate::solver::{Solver, SolverConfig};
 
@@ -66,7 +66,7 @@ pub struct Session {
     /// Practice: the person plays both sides.
     pub practice: bool,
     /// The opponent, unless practising.
-    pub opponent: Option<BotSpec>,
+    pub opponent: Option<Player>,
     bot: Option<Box<dyn Bot>>,
     rng: SmallRng,
     seed: u64,
@@ -90,7 +90,7 @@ pub fn describe(played: &Played, who: &str) -> String {
 
 impl Session {
     /// A new session; `human` is the person's seat; `opponent` is `None` in practice mode.
-    pub fn new(rules: &Rules, human: Side, opponent: Option<BotSpec>, seed: u64) -> Session {
+    pub fn new(rules: &Rules, human: Side, opponent: Option<Player>, seed: u64) -> Session {
         Session {
             game: Game::new(rules),
             human,
@@ -286,22 +286,50 @@ impl Session {
     }
 }
 
-/// The bot a level stands for; `checkpoint` is the committed network if it fits the rules.
-/// easy = greedy, medium = minimax:6, hard = the network with 64 simulations of search (or
-/// mcts:2000 without one), perfect = the exact solver.
-pub fn level_spec(level: &str, checkpoint: Option<&str>) -> Result<String, String> {
-    Ok(match level {
-        "easy" => "greedy".into(),
-        "medium" => "minimax:6".into(),
-        "hard" => match checkpoint {
-            Some(path) => format!("policy:{path}:64"),
-            None => "mcts:2000".into(),
-        },
-        "perfect" => "solver".into(),
-        other => {
-            return Err(format!(
+/// An opponent's strength, as `kalaha play --level` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// `easy`: greedy.
+    Easy,
+    /// `medium`: minimax:6.
+    Medium,
+    /// `hard`: the network with 64 simulations of search (or mcts:2000 without one).
+    Hard,
+    /// `perfect`: the exact solver.
+    Perfect,
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Level, String> {
+        match s {
+            "easy" => Ok(Level::Easy),
+            "medium" => Ok(Level::Medium),
+            "hard" => Ok(Level::Hard),
+            "perfect" => Ok(Level::Perfect),
+            other => Err(format!(
                 "unknown level '{other}' (expected easy, medium, hard or perfect)"
-            ));
+            )),
         }
-    })
+    }
+}
+
+impl Level {
+    /// The bot this level stands for; `checkpoint` is the network `hard` plays, if there is one
+    /// that fits the rules.
+    pub fn spec(self, checkpoint: Option<&str>) -> BotSpec {
+        match (self, checkpoint) {
+            (Level::Easy, _) => BotSpec::Greedy,
+            (Level::Medium, _) => BotSpec::Minimax(6),
+            #[cfg(feature = "train")]
+            (Level::Hard, Some(path)) => BotSpec::Policy {
+                path: path.to_string(),
+                sims: Some(64),
+                margin: None,
+            },
+            (Level::Hard, _) => BotSpec::Mcts(2000),
+            (Level::Perfect, _) => BotSpec::Solver,
+        }
+    }
 }

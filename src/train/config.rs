@@ -114,6 +114,11 @@ pub struct SelfPlayConfig {
     /// (0, the default: only positions the database covers are drawn).
     #[serde(default)]
     pub label_time_limit: f64,
+    /// With self-play and `endgame_db_seeds`: besides each iteration's self-play positions, this
+    /// share of `positions_per_iteration` more positions inside the database, drawn from random
+    /// and greedy games and labelled exactly (the endgames self-play rarely reaches). Default 0.
+    #[serde(default)]
+    pub exact_share: f32,
 }
 
 /// Where training samples come from.
@@ -313,6 +318,12 @@ impl TrainConfig {
             p.labels == Labels::Selfplay || p.endgame_db_seeds > 0,
             "selfplay.labels",
             "= \"exact\" needs selfplay.endgame_db_seeds > 0",
+        )?;
+        check(
+            (0.0..=4.0).contains(&p.exact_share)
+                && (p.exact_share == 0.0 || p.endgame_db_seeds > 0),
+            "selfplay.exact_share",
+            "must be 0 to 4, and needs selfplay.endgame_db_seeds > 0",
         )?;
         check(
             p.label_time_limit >= 0.0 && p.label_time_limit.is_finite(),

@@ -1,0 +1,177 @@
+//! Bots made ready to play: [`BotContext`] loads what a bot needs once (networks by path, one
+//! solver per set of rules) and checks it against the rules; a [`Player`] holds the result and
+//! makes a fresh [`Bot`] per game.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+
+use super::solver::bot_solver_config;
+use super::{Bot, BotSpec, Greedy, Mcts, Minimax, RandomBot, SolverBot};
+use crate::rules::{Rules, RulesSpec};
+use crate::solver::Solver;
+
+#[cfg(feature = "train")]
+use crate::nn::model::{self, Model};
+
+/// What bots share and load from disk, held for as long as the caller wants them kept: the
+/// networks read so far (by the path named) and one solver per set of rules.
+#[derive(Default)]
+pub struct BotContext {
+    #[cfg(feature = "train")]
+    networks: HashMap<String, Arc<Model>>,
+    solvers: HashMap<RulesSpec, Arc<Solver>>,
+}
+
+impl BotContext {
+    /// An empty context: nothing loaded yet.
+    pub fn new() -> BotContext {
+        BotContext::default()
+    }
+
+    /// Makes `spec` ready to play under `rules`: loads its network (once per path) and checks
+    /// the rules it was trained for, or sets up the solver (once per rules). Errors name the bot
+    /// and what is wrong (a missing checkpoint, other rules, too little memory).
+    pub fn prepare(&mut self, spec: &BotSpec, rules: &Rules) -> anyhow::Result<Player> {
+        let kind = match spec {
+            BotSpec::Random => Kind::Random,
+            BotSpec::Greedy => Kind::Greedy,
+            BotSpec::Minimax(d) => Kind::Minimax(*d),
+            BotSpec::Mcts(n) => Kind::Mcts(*n),
+            BotSpec::Solver => Kind::Solver(self.solver(rules)?),
+            #[cfg(feature = "train")]
+            BotSpec::Policy { path, sims, margin } => {
+                let m = self
+                    .network(path)
+                    .with_context(|| format!("bot '{spec}'"))?;
+                if m.card.rules != rules.spec() {
+                    let trained = m.card.rules.build().map(|r| r.describe());
+                    anyhow::bail!(
+                        "policy:{path} was trained for {}, not {}",
+                        trained.unwrap_or_default(),
+                        rules.describe()
+                    );
+                }
+                Kind::Network {
+                    model: m,
+                    sims: *sims,
+                    margin: margin.map(|w| w as f32 / 1000.0),
+                }
+            }
+        };
+        Ok(Player {
+            spec: spec.clone(),
+            rules: *rules,
+            kind,
+        })
+    }
+
+    /// Prepares each of `specs` (see [`BotContext::prepare`]).
+    pub fn prepare_all(&mut self, specs: &[BotSpec], rules: &Rules) -> anyhow::Result<Vec<Player>> {
+        specs.iter().map(|s| self.prepare(s, rules)).collect()
+    }
+
+    /// The solver the solver bots of `rules` share, set up on first use
+    /// ([`super::BOT_MEMORY_MB`] of memory, the default endgame database).
+    pub fn solver(&mut self, rules: &Rules) -> anyhow::Result<Arc<Solver>> {
+        if let Some(s) = self.solvers.get(&rules.spec()) {
+            return Ok(Arc::clone(s));
+        }
+        let s = Arc::new(
+            Solver::new(rules, &bot_solver_config())
+                .context("the solver bot cannot set up its solver")?,
+        );
+        self.solvers.insert(rules.spec(), Arc::clone(&s));
+        Ok(s)
+    }
+
+    /// The checkpoint a path names, read on first use (see [`crate::nn::model::load`]).
+    #[cfg(feature = "train")]
+    pub fn network(&mut self, path: &str) -> anyhow::Result<Arc<Model>> {
+        if let Some(m) = self.networks.get(path) {
+            return Ok(Arc::clone(m));
+        }
+        let m = Arc::new(model::load(std::path::Path::new(path))?);
+        self.networks.insert(path.to_string(), Arc::clone(&m));
+        Ok(m)
+    }
+}
+
+/// A bot's parameters with what it loaded.
+#[derive(Clone)]
+enum Kind {
+    Random,
+    Greedy,
+    Minimax(u32),
+    Mcts(u32),
+    /// The shared solver.
+    Solver(Arc<Solver>),
+    /// The loaded network, its simulations and margin weight.
+    #[cfg(feature = "train")]
+    Network {
+        model: Arc<Model>,
+        sims: Option<u32>,
+        margin: Option<f32>,
+    },
+}
+
+/// A bot ready to play under one set of rules (from [`BotContext::prepare`]): its name, and
+/// whatever it loaded. Cheap to clone; shows as its name.
+#[derive(Clone)]
+pub struct Player {
+    spec: BotSpec,
+    rules: Rules,
+    kind: Kind,
+}
+
+impl Player {
+    /// The bot's name.
+    pub fn spec(&self) -> &BotSpec {
+        &self.spec
+    }
+
+    /// The rules it was prepared for.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Its network, for a `policy:` bot.
+    #[cfg(feature = "train")]
+    pub fn network(&self) -> Option<&Model> {
+        match &self.kind {
+            Kind::Network { model, .. } => Some(model),
+            _ => None,
+        }
+    }
+
+    /// A fresh bot for one game.
+    pub fn build(&self) -> Box<dyn Bot> {
+        match &self.kind {
+            Kind::Random => Box::new(RandomBot),
+            Kind::Greedy => Box::new(Greedy),
+            Kind::Minimax(d) => Box::new(Minimax::new(*d)),
+            Kind::Mcts(n) => Box::new(Mcts::new(*n)),
+            Kind::Solver(s) => Box::new(SolverBot::with_solver(Arc::clone(s))),
+            #[cfg(feature = "train")]
+            Kind::Network {
+                model,
+                sims,
+                margin,
+            } => Box::new(super::policy::PolicyBot::new(model, *sims, *margin)),
+        }
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.spec.fmt(f)
+    }
+}
+
+impl fmt::Debug for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Player({})", self.spec)
+    }
+}
