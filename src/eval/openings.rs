@@ -129,28 +129,11 @@ impl OpeningSet {
         serde_json::from_str(&text).with_context(|| format!("parsing openings {}", path.display()))
     }
 
-    /// Writes the set as JSON atomically: a temporary file beside `path`, then a rename.
+    /// Writes the set as JSON, whole or not at all ([`crate::files::write_atomic`]).
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
-        write_atomic(path, &serde_json::to_string_pretty(self)?)
+        crate::files::write_atomic(path, |w| Ok(serde_json::to_writer_pretty(w, self)?))
+            .with_context(|| format!("writing openings {}", path.display()))
     }
-}
-
-/// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half a
-/// file; creates the parent folder.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    write_atomic_bytes(path, text.as_bytes())
-}
-
-/// [`write_atomic`] for bytes.
-pub fn write_atomic_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
 }
 
 /// Plays up to `moves` random pit moves from the start, never one that ends the game; stops

@@ -271,28 +271,17 @@ impl Endgame {
         )
     }
 
-    /// Writes the database to `path` (through a temporary file and a rename; the temporary file
-    /// is removed if writing fails, and those that killed processes left behind are removed too).
+    /// Writes the database to `path` whole or not at all ([`crate::files::write_atomic`]: a
+    /// temporary file renamed over it, removed if writing fails; those that killed processes left
+    /// behind go too).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        remove_stale_temps(path);
         let header = self.header();
         let sum = checksum(&[&header, &self.values]);
-        let tmp = temp_path(path, std::process::id());
-        let written = (|| {
-            let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        crate::files::write_atomic(path, |f| {
             f.write_all(&header)?;
             f.write_all(&sum.to_le_bytes())?;
-            f.write_all(&self.values)?;
-            f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written
+            f.write_all(&self.values)
+        })
     }
 
     /// Reads a database from `path`, checking that it is whole and made for `rules` and
@@ -367,40 +356,6 @@ impl Endgame {
             (None, Err(_)) => DbSource::Built(None),
         };
         (db, source)
-    }
-}
-
-/// The temporary name process `pid` writes `path` under.
-pub(super) fn temp_path(path: &Path, pid: u32) -> PathBuf {
-    path.with_extension(format!("tmp{pid}"))
-}
-
-/// Removes the temporary files of `path` left by processes no longer running (a database or table
-/// file stopped while saving leaves gigabytes behind). Only where `/proc` tells which processes
-/// run.
-pub(super) fn remove_stale_temps(path: &Path) {
-    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else {
-        return;
-    };
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let prefix = format!("{stem}.tmp");
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_file(e.path());
-        }
     }
 }
 

@@ -121,33 +121,24 @@ fn describe(g: &[u8]) -> String {
     )
 }
 
-/// Writes `tt` (a table for `rules`) to `path` through a temporary file and a rename (removing
-/// those that killed processes left behind); returns the entries in use. No search may write the
-/// table meanwhile.
+/// Writes `tt` (a table for `rules`) to `path` whole or not at all
+/// ([`crate::files::write_atomic`]); returns the entries in use. No search may write the table
+/// meanwhile.
 pub(crate) fn save(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableFileError> {
-    let io = |source| TableFileError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
     let mut header = [0u8; 32];
     header[..8].copy_from_slice(MAGIC);
     header[8..12].copy_from_slice(&VERSION.to_le_bytes());
     header[12..20].copy_from_slice(&game_bytes(rules, tt));
     header[24..32].copy_from_slice(&(tt.len() as u64).to_le_bytes());
-    super::endgame::remove_stale_temps(path);
-    let tmp = super::endgame::temp_path(path, std::process::id());
-    let written = (|| -> std::io::Result<u64> {
-        let mut f = std::io::BufWriter::with_capacity(PART, std::fs::File::create(&tmp)?);
+    let mut used = 0;
+    crate::files::write_atomic(path, |f| {
         f.write_all(&header)?;
+        // The checksum's place, filled in once the entries are written.
         f.write_all(&[0u8; 8])?;
         let mut sum = Checksum::new();
         sum.update(&header);
         let mut words = vec![0u64; WORDS];
         let mut bytes = vec![0u8; PART];
-        let mut used = 0;
         let mut at = 0;
         while at < tt.len() {
             let n = WORDS.min(tt.len() - at);
@@ -160,22 +151,14 @@ pub(crate) fn save(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
             f.write_all(&bytes[..n * 8])?;
             at += n;
         }
-        let mut f = f.into_inner().map_err(|e| e.into_error())?;
         f.seek(SeekFrom::Start(32))?;
-        f.write_all(&sum.finish().to_le_bytes())?;
-        f.sync_all()?;
-        Ok(used)
-    })();
-    match written {
-        Ok(used) => {
-            std::fs::rename(&tmp, path).map_err(io)?;
-            Ok(used)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(io(e))
-        }
-    }
+        f.write_all(&sum.finish().to_le_bytes())
+    })
+    .map_err(|source| TableFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(used)
 }
 
 /// Adds the entries of the table file `path` to `tt` (a table for `rules`); returns the entries

@@ -195,8 +195,8 @@ fn a_corrupt_or_foreign_database_file_is_rebuilt_never_trusted() {
         (b"not a database at all".to_vec(), "not an endgame database"),
     ];
     // What a process killed while saving left behind goes; a running process's file stays.
-    let dead = path.with_extension("tmp4000000000");
-    let alive = path.with_extension("tmp1");
+    let dead = crate::files::temp_path(&path, 4_000_000_000);
+    let alive = crate::files::temp_path(&path, 1);
     std::fs::write(&dead, b"half a database").unwrap();
     std::fs::write(&alive, b"being written").unwrap();
     for (bytes, why) in cases {
