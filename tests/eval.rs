@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
-use kalaha::bots::BotSpec;
+use kalaha::bots::{BotContext, BotSpec, Player};
 use kalaha::eval::elo::{PairScore, elo_of_share, fit};
 use kalaha::eval::{Arena, Mode, OpeningSet, Phase, judge, tally};
 use kalaha::rules::{Move, Position, Rules};
@@ -13,6 +13,11 @@ use kalaha::solver::{DbSize, Solver, SolverConfig};
 
 fn pair(a: usize, b: usize, games: f64, score: f64) -> PairScore {
     PairScore { a, b, games, score }
+}
+
+/// Bots ready to play under `rules`.
+fn players(specs: &[BotSpec], rules: &kalaha::rules::Rules) -> Vec<Player> {
+    BotContext::new().prepare_all(specs, rules).unwrap()
 }
 
 #[test]
@@ -94,7 +99,10 @@ fn each_pair_of_games_shares_an_opening_from_both_seats() {
     let rules = Rules::kalah64();
     let set = OpeningSet::generate(&rules, 3, 3, 1);
     let arena = Arena {
-        players: vec![BotSpec::Random, BotSpec::Greedy, BotSpec::Minimax(1)],
+        players: players(
+            &[BotSpec::Random, BotSpec::Greedy, BotSpec::Minimax(1)],
+            &rules,
+        ),
         mode: Mode::RoundRobin,
         openings: set.positions(&rules).unwrap(),
         seed: 5,
@@ -155,7 +163,7 @@ fn brute_move(pos: &Position, mv: Move) -> i32 {
 fn the_judge_agrees_with_brute_force_on_small_games() {
     let rules = Rules::new(3, 2).unwrap();
     let arena = Arena {
-        players: vec![BotSpec::Random, BotSpec::Greedy],
+        players: players(&[BotSpec::Random, BotSpec::Greedy], &rules),
         mode: Mode::Gauntlet,
         openings: vec![Position::start(&rules); 3],
         seed: 11,
@@ -333,4 +341,61 @@ fn eval_refuses_bad_requests_with_one_line() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_run_curve_reads_the_sidecar_typed_and_names_a_missing_field() {
+    use kalaha::eval::report::run_curve;
+    let dir = std::env::temp_dir().join(format!("kalaha-sidecar-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let side = dir.join("meta.json");
+    let games = |opp: &str, wins: u32| {
+        format!(
+            r#"{{"opponent": "{opp}", "seat": "south", "games": 4, "wins": {wins}, "draws": 0, "losses": 0, "mean_margin": 1.0}}"#
+        )
+    };
+    let full = format!(
+        r#"{{"format": "x", "evaluations": [
+            {{"iteration": 1, "seconds": 1.0, "games": [{}, {}]}},
+            {{"iteration": 2, "seconds": 2.0, "games": [{}], "solver": {{"positions": 10, "optimal_rate": 0.5, "mean_loss": 1.0,
+              "std_err": 0.1, "inside_db": {{"positions": 4, "optimal_rate": 1.0, "std_err": 0.0}},
+              "outside_db": {{"positions": 6, "optimal_rate": 0.25, "std_err": 0.1}}, "phases": []}}}}
+        ]}}"#,
+        games("random", 4),
+        games("greedy", 1),
+        games("random", 2)
+    );
+    std::fs::write(&side, full).unwrap();
+    let curves = run_curve(&side).unwrap();
+    let names: Vec<&str> = curves.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "score vs random",
+            "score vs greedy",
+            "solver: optimal-move rate",
+            "solver: optimal-move rate outside the database"
+        ]
+    );
+    assert_eq!(curves[0].points, [(1.0, 1.0), (2.0, 0.5)]);
+    assert_eq!(curves[3].points, [(2.0, 0.25)]);
+
+    // A renamed field is an error naming the file and the field, not a curve of zeros.
+    std::fs::write(
+        &side,
+        format!(
+            r#"{{"evaluations": [{{"iter": 1, "games": [{}]}}]}}"#,
+            games("random", 4)
+        ),
+    )
+    .unwrap();
+    let e = format!("{:#}", run_curve(&side).unwrap_err());
+    assert!(e.contains("meta.json") && e.contains("iteration"), "{e}");
+    // The committed network's sidecar (older: no outside_db) still charts.
+    let committed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/kalah64/meta.json");
+    if committed.is_file() {
+        assert!(run_curve(&committed).unwrap().len() >= 2);
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

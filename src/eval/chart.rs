@@ -183,6 +183,7 @@ pub fn ratings_png(title: &str, rows: &[RatingBar]) -> anyhow::Result<Vec<u8>> {
 }
 
 /// A named series of `(x, y)` points.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     /// Legend text.
     pub name: String,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::arena::PairingResult;
 use super::chart::Series;
@@ -287,57 +287,126 @@ pub fn find_sidecar(dir: &Path) -> anyhow::Result<PathBuf> {
     )
 }
 
-/// The evaluation curve of a run: win share (a draw is half) against each opponent by iteration,
-/// and the solver's optimal-move rate where it was measured. Read as plain JSON, so it needs no
-/// training code.
-pub fn run_curve(sidecar: &Path) -> anyhow::Result<Vec<Series>> {
-    let text = std::fs::read_to_string(sidecar)
-        .with_context(|| format!("reading {}", sidecar.display()))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", sidecar.display()))?;
-    let evals = v["evaluations"]
-        .as_array()
-        .with_context(|| format!("{} has no evaluations", sidecar.display()))?;
-    let mut series: Vec<Series> = Vec::new();
-    let mut optimal = Series {
-        name: "solver: optimal-move rate".into(),
-        points: Vec::new(),
-    };
-    for e in evals {
-        let it = e["iteration"].as_f64().unwrap_or(0.0);
-        let mut by_opp: Vec<(String, f64, f64)> = Vec::new();
-        for g in e["games"].as_array().into_iter().flatten() {
-            let opp = g["opponent"].as_str().unwrap_or("?").to_string();
-            let n = g["games"].as_f64().unwrap_or(0.0);
-            let pts = g["wins"].as_f64().unwrap_or(0.0) + 0.5 * g["draws"].as_f64().unwrap_or(0.0);
-            match by_opp.iter_mut().find(|o| o.0 == opp) {
-                Some(o) => {
-                    o.1 += pts;
-                    o.2 += n;
-                }
-                None => by_opp.push((opp, pts, n)),
-            }
-        }
-        for (opp, pts, n) in by_opp {
-            if n <= 0.0 {
-                continue;
-            }
-            let name = format!("score vs {opp}");
-            match series.iter_mut().find(|s| s.name == name) {
-                Some(s) => s.points.push((it, pts / n)),
+/// The parts of a training run's sidecar (`meta.json`, written by training) that the run curve
+/// charts; every other field is ignored, and a missing one is an error.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunSidecar {
+    /// The evaluations, in the order they ran.
+    pub evaluations: Vec<RunEvaluation>,
+}
+
+/// One evaluation of a training run.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunEvaluation {
+    /// The iteration after which it ran.
+    pub iteration: u32,
+    /// The network's games, by opponent and seat.
+    pub games: Vec<RunGames>,
+    /// The solver's judgement of the network's moves, when the run judged them.
+    #[serde(default)]
+    pub solver: Option<RunJudgement>,
+}
+
+/// The network's games against one opponent from one seat.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunGames {
+    /// The opponent's bot name.
+    pub opponent: String,
+    /// Games played.
+    pub games: u32,
+    /// Games the network won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+}
+
+/// The solver's judgement of a network in training.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunJudgement {
+    /// Share of its moves that are optimal.
+    pub optimal_rate: f64,
+    /// The same over the positions with more seeds than the endgame database holds (absent in
+    /// older sidecars).
+    #[serde(default)]
+    pub outside_db: Option<RunRate>,
+}
+
+/// An optimal-move rate over some positions.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunRate {
+    /// Positions counted.
+    pub positions: usize,
+    /// Share of them where the network's move is optimal.
+    pub optimal_rate: f64,
+}
+
+impl RunSidecar {
+    /// Reads the sidecar at `path`; errors name the file and the field.
+    pub fn load(path: &Path) -> anyhow::Result<RunSidecar> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
+    /// The curves: the score against each opponent (both seats together), the solver's
+    /// optimal-move rate, and that rate outside the endgame database where it was measured.
+    pub fn curves(&self) -> Vec<Series> {
+        let mut series: Vec<Series> = Vec::new();
+        let mut push =
+            |name: String, point: (f64, f64)| match series.iter_mut().find(|s| s.name == name) {
+                Some(s) => s.points.push(point),
                 None => series.push(Series {
                     name,
-                    points: vec![(it, pts / n)],
+                    points: vec![point],
                 }),
+            };
+        for e in &self.evaluations {
+            let it = e.iteration as f64;
+            // Points and games by opponent, in first-seen order.
+            let mut by_opp: Vec<(&str, f64, f64)> = Vec::new();
+            for g in &e.games {
+                let pts = g.wins as f64 + 0.5 * g.draws as f64;
+                match by_opp.iter_mut().find(|o| o.0 == g.opponent) {
+                    Some(o) => {
+                        o.1 += pts;
+                        o.2 += g.games as f64;
+                    }
+                    None => by_opp.push((&g.opponent, pts, g.games as f64)),
+                }
+            }
+            for (opp, pts, n) in by_opp {
+                if n > 0.0 {
+                    push(format!("score vs {opp}"), (it, pts / n));
+                }
             }
         }
-        if let Some(r) = e["solver"]["optimal_rate"].as_f64() {
-            optimal.points.push((it, r));
+        // The solver's curves after the scores, as before.
+        for e in &self.evaluations {
+            if let Some(j) = &e.solver {
+                push(
+                    "solver: optimal-move rate".into(),
+                    (e.iteration as f64, j.optimal_rate),
+                );
+            }
         }
+        for e in &self.evaluations {
+            if let Some(r) = e.solver.as_ref().and_then(|j| j.outside_db.as_ref())
+                && r.positions > 0
+            {
+                push(
+                    "solver: optimal-move rate outside the database".into(),
+                    (e.iteration as f64, r.optimal_rate),
+                );
+            }
+        }
+        series
     }
-    if !optimal.points.is_empty() {
-        series.push(optimal);
-    }
+}
+
+/// The evaluation curves of the training run whose sidecar is `sidecar` (see
+/// [`RunSidecar::curves`]); a run not yet evaluated is an error.
+pub fn run_curve(sidecar: &Path) -> anyhow::Result<Vec<Series>> {
+    let series = RunSidecar::load(sidecar)?.curves();
     if series.is_empty() {
         anyhow::bail!("{} has no evaluations yet", sidecar.display());
     }
