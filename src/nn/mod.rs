@@ -12,7 +12,7 @@
 
 pub mod model;
 
-use burn::nn::{Linear, LinearConfig};
+use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::activation;
 use serde::{Deserialize, Serialize};
@@ -81,6 +81,18 @@ impl Input {
     }
 }
 
+/// How the hidden layers are joined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Block {
+    /// `layers` linear layers one after the other, each followed by the activation.
+    #[default]
+    Plain,
+    /// An input layer, then `layers` pre-norm residual blocks `h + W2 act(W1 norm(h))`, then a
+    /// final norm and the activation.
+    Residual,
+}
+
 /// Network shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -94,6 +106,9 @@ pub struct NetConfig {
     /// What the network reads (optional; `legacy` when absent, for old checkpoints).
     #[serde(default)]
     pub input: Input,
+    /// How the hidden layers are joined (optional; `plain` when absent).
+    #[serde(default)]
+    pub block: Block,
 }
 
 /// The legacy encoding (see the module text).
@@ -124,6 +139,8 @@ pub fn margin_target(final_pos: &Position, seat: Side) -> f32 {
 #[derive(Module, Debug)]
 pub struct Net {
     trunk: Vec<Linear>,
+    /// Layer norms of the residual blocks and the final one (empty for plain networks).
+    norms: Vec<LayerNorm>,
     policy: Linear,
     /// Two outputs: value and margin, each through tanh.
     value: Linear,
@@ -146,14 +163,31 @@ pub struct NetOutput {
 impl Net {
     /// A freshly initialised network for `pits` pits per side.
     pub fn new(cfg: &NetConfig, pits: usize, device: &Device) -> Net {
-        let mut trunk = Vec::with_capacity(cfg.layers);
+        let mut trunk = Vec::with_capacity(2 * cfg.layers + 1);
+        let mut norms = Vec::new();
         let mut width = cfg.input.width(pits);
-        for _ in 0..cfg.layers {
-            trunk.push(LinearConfig::new(width, cfg.hidden).init(device));
-            width = cfg.hidden;
+        let h = cfg.hidden;
+        match cfg.block {
+            Block::Plain => {
+                for _ in 0..cfg.layers {
+                    trunk.push(LinearConfig::new(width, h).init(device));
+                    width = h;
+                }
+            }
+            Block::Residual => {
+                trunk.push(LinearConfig::new(width, h).init(device));
+                for _ in 0..cfg.layers {
+                    norms.push(LayerNormConfig::new(h).init(device));
+                    trunk.push(LinearConfig::new(h, h).init(device));
+                    trunk.push(LinearConfig::new(h, h).init(device));
+                }
+                norms.push(LayerNormConfig::new(h).init(device));
+                width = h;
+            }
         }
         Net {
             trunk,
+            norms,
             policy: LinearConfig::new(width, pits + 1).init(device),
             value: LinearConfig::new(width, 2).init(device),
             activation: cfg.activation,
@@ -168,15 +202,24 @@ impl Net {
 
     /// One forward pass over a `[batch, inputs]` observation tensor.
     pub fn forward(&self, x: Tensor<2>) -> NetOutput {
+        let act = |h: Tensor<2>| match self.activation {
+            Activation::Relu => activation::relu(h),
+            Activation::Gelu => activation::gelu(h),
+            Activation::Silu => activation::silu(h),
+            Activation::Tanh => activation::tanh(h),
+        };
         let mut h = x;
-        for layer in &self.trunk {
-            h = layer.forward(h);
-            h = match self.activation {
-                Activation::Relu => activation::relu(h),
-                Activation::Gelu => activation::gelu(h),
-                Activation::Silu => activation::silu(h),
-                Activation::Tanh => activation::tanh(h),
-            };
+        if self.norms.is_empty() {
+            for layer in &self.trunk {
+                h = act(layer.forward(h));
+            }
+        } else {
+            h = self.trunk[0].forward(h);
+            for (b, norm) in self.norms[..self.norms.len() - 1].iter().enumerate() {
+                let r = act(self.trunk[1 + 2 * b].forward(norm.forward(h.clone())));
+                h = h + self.trunk[2 + 2 * b].forward(r);
+            }
+            h = act(self.norms[self.norms.len() - 1].forward(h));
         }
         let logits = self.policy.forward(h.clone());
         let heads = activation::tanh(self.value.forward(h));
@@ -276,9 +319,10 @@ mod tests {
             layers: 2,
             activation: Activation::Relu,
             input: Input::Onehot,
+            block: Block::Plain,
         };
         let net = Net::new(&cfg, 6, &device);
-        let mut ev = NetEvaluator::new(net, device);
+        let mut ev = NetEvaluator::new(net, device.clone());
         let pos = [Position::start(&Rules::kalah64()); 5];
         let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
         ev.evaluate(&pos, &mut l, &mut v, &mut m);
@@ -286,5 +330,17 @@ mod tests {
         assert_eq!(v.len(), 5);
         assert_eq!(m.len(), 5);
         assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0));
+        let residual = Net::new(
+            &NetConfig {
+                block: Block::Residual,
+                ..cfg
+            },
+            6,
+            &device,
+        );
+        let mut ev = NetEvaluator::new(residual, device);
+        ev.evaluate(&pos, &mut l, &mut v, &mut m);
+        assert_eq!(l.len(), 5 * 7);
+        assert!(l.iter().all(|x| x.is_finite()));
     }
 }

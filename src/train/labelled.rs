@@ -5,6 +5,7 @@
 //! it cannot prove in time are skipped). The policy target is uniform over the optimal moves, the
 //! value and margin targets the exact ones.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -21,7 +22,7 @@ use crate::solver::{EndgameOracle, Solver};
 /// Draws and labels positions.
 pub struct Labeller {
     rules: Rules,
-    oracle: EndgameOracle,
+    oracle: Arc<EndgameOracle>,
     /// The solver for positions outside the database, and its time limit a position.
     solver: Option<(Solver, Duration)>,
 }
@@ -72,7 +73,7 @@ impl Labeller {
     /// the time limit, else only positions the database covers are drawn.
     pub fn new(
         rules: &Rules,
-        oracle: EndgameOracle,
+        oracle: Arc<EndgameOracle>,
         solver: Option<(Solver, Duration)>,
     ) -> Labeller {
         Labeller {
@@ -144,7 +145,7 @@ mod tests {
         let rules = Rules::new(4, 3).unwrap();
         let build =
             || EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let l = Labeller::new(&rules, build(), None);
+        let l = Labeller::new(&rules, Arc::new(build()), None);
         let check = build();
         let mut replay = Replay::new(1000);
         let st = l.generate(300, &mut replay, 4, &AtomicBool::new(false));

@@ -167,11 +167,12 @@ impl Trainer {
             )
             .0
         });
+        let oracle = oracle.map(std::sync::Arc::new);
         let exact = cfg.selfplay.labels == config::Labels::Exact;
-        let (oracle, labeller) = match (exact, oracle) {
-            (true, Some(o)) => {
+        let labeller = match &oracle {
+            Some(o) if exact || cfg.selfplay.exact_share > 0.0 => {
                 let t = cfg.selfplay.label_time_limit;
-                let solver = if t > 0.0 {
+                let solver = if exact && t > 0.0 {
                     let s = crate::solver::Solver::new(
                         &rules,
                         &crate::solver::SolverConfig::default(),
@@ -180,10 +181,11 @@ impl Trainer {
                 } else {
                     None
                 };
-                (None, Some(labelled::Labeller::new(&rules, o, solver)))
+                Some(labelled::Labeller::new(&rules, o.clone(), solver))
             }
-            (_, o) => (o, None),
+            _ => None,
         };
+        let oracle = if exact { None } else { oracle };
         let mut trainer = Trainer {
             labeller,
             selfplay: SelfPlay::new(
@@ -316,9 +318,10 @@ impl Trainer {
         let t = Instant::now();
         let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
         let n = self.cfg.selfplay.positions_per_iteration;
-        let st = match &self.labeller {
-            Some(l) => l.generate(n, &mut self.replay, seed, stop),
-            None => self.selfplay.generate(
+        let exact_only = self.cfg.selfplay.labels == config::Labels::Exact;
+        let mut st = match (&self.labeller, exact_only) {
+            (Some(l), true) => l.generate(n, &mut self.replay, seed, stop),
+            _ => self.selfplay.generate(
                 n,
                 &self.cfg.selfplay,
                 &self.cfg.search,
@@ -328,6 +331,12 @@ impl Trainer {
                 stop,
             ),
         };
+        if let (Some(l), false) = (&self.labeller, exact_only) {
+            let extra = (self.cfg.selfplay.exact_share * n as f32).round() as usize;
+            let more = l.generate(extra, &mut self.replay, seed ^ 0xE4AC7, stop);
+            st.positions += more.positions;
+            st.exact_positions += more.exact_positions;
+        }
         let sp_secs = t.elapsed().as_secs_f64().max(1e-9);
         self.meta.positions += st.positions;
         self.meta.games += st.games;

@@ -14,6 +14,7 @@
 //! of the positions before them.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::rngs::SmallRng;
@@ -170,7 +171,7 @@ pub struct SelfPlay {
     /// Random opening moves left to play in each game (not recorded).
     opening_left: Vec<u32>,
     opening_moves: u32,
-    oracle: Option<EndgameOracle>,
+    oracle: Option<Arc<EndgameOracle>>,
     targets: Targets,
 }
 
@@ -182,7 +183,7 @@ impl SelfPlay {
         games: usize,
         opening_moves: u32,
         seed: u64,
-        oracle: Option<EndgameOracle>,
+        oracle: Option<Arc<EndgameOracle>>,
         targets: Targets,
     ) -> anyhow::Result<SelfPlay> {
         let env = VecEnv::new(*rules, games, seed)?;
@@ -208,7 +209,7 @@ impl SelfPlay {
 
     /// The endgame oracle, if any.
     pub fn oracle(&self) -> Option<&EndgameOracle> {
-        self.oracle.as_ref()
+        self.oracle.as_deref()
     }
 
     /// Appends the games in flight to a run state.
@@ -337,7 +338,7 @@ impl SelfPlay {
                 &temps,
                 search,
                 evaluator,
-                self.oracle.as_ref().map(|o| o as &dyn Oracle),
+                self.oracle.as_deref().map(|o| o as &dyn Oracle),
                 seed ^ calls.wrapping_mul(0xA24B_AED4_963E_E407),
             );
             for (j, (r, &i)) in results.into_iter().zip(&searched).enumerate() {
@@ -481,6 +482,7 @@ mod tests {
             targets: Targets::Result,
             labels: Default::default(),
             label_time_limit: 0.0,
+            exact_share: 0.0,
         }
     }
 
@@ -520,7 +522,8 @@ mod tests {
         let db = crate::solver::Endgame::build(&rules, 12, None);
         let oracle = EndgameOracle::from_db(&rules, db);
         let check = EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let mut sp = SelfPlay::new(&rules, 16, 2, 3, Some(oracle), Targets::Truncated).unwrap();
+        let mut sp =
+            SelfPlay::new(&rules, 16, 2, 3, Some(Arc::new(oracle)), Targets::Truncated).unwrap();
         let mut replay = Replay::new(100_000);
         let search = SearchConfig {
             simulations: 8,
