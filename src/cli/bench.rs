@@ -13,27 +13,9 @@ pub enum BenchCommand {
     /// Random legal steps of a batch of games through the vectorised environment: steps per second.
     Env(BenchEnvArgs),
     /// Full analyses (every move's exact value) of positions from random games: positions per second.
-    Solver(super::solve::BenchSolverArgs),
+    Solver(super::bench_solver::BenchSolverArgs),
     /// Building the endgame database in memory by retrograde analysis: boards per second.
-    Endgame(BenchEndgameArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct BenchEndgameArgs {
-    #[command(flatten)]
-    rules: RuleArgs,
-    /// The most seeds on the board the database covers.
-    #[arg(long, value_name = "SEEDS", default_value_t = 18)]
-    db_seeds: u32,
-    /// Builds timed; the median is reported.
-    #[arg(long, default_value_t = 3)]
-    runs: usize,
-    /// Memory the database may take, in MiB.
-    #[arg(long, value_name = "MB", default_value_t = crate::solver::DEFAULT_MEMORY_MB)]
-    memory: usize,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
+    Endgame(super::bench_solver::BenchEndgameArgs),
 }
 
 #[derive(Debug, Args)]
@@ -92,41 +74,8 @@ impl TimingArgs {
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
-        BenchCommand::Solver(a) => super::solve::bench(a),
-        BenchCommand::Endgame(a) => {
-            let rules = a.rules.rules()?;
-            anyhow::ensure!(a.runs >= 1, "--runs must be at least 1");
-            let max = crate::solver::endgame::MAX_DB_SEEDS;
-            anyhow::ensure!(
-                a.db_seeds <= max,
-                "--db-seeds must be at most {max}, got {}",
-                a.db_seeds
-            );
-            let bytes = crate::solver::endgame::entries(rules.pits(), a.db_seeds);
-            anyhow::ensure!(
-                bytes <= (a.memory as u128) << 20,
-                "a database of {} seeds for {} pits a side needs {} MiB; --memory is {} MiB",
-                a.db_seeds,
-                rules.pits(),
-                (bytes >> 20) + 1,
-                a.memory
-            );
-            let r = crate::solver::bench::bench_endgame(&rules, a.db_seeds, a.runs);
-            if a.json {
-                emit_json(&r)
-            } else {
-                emit(&format!(
-                    "{}: {:.1} M boards/s solved by retrograde analysis ({} seeds, {} boards, {:.2} s a build, median of {} on {} threads)\n",
-                    r.rules,
-                    r.boards_per_sec / 1e6,
-                    r.db_seeds,
-                    r.entries,
-                    r.seconds,
-                    r.runs.len(),
-                    r.threads
-                ))
-            }
-        }
+        BenchCommand::Solver(a) => super::bench_solver::solver(a),
+        BenchCommand::Endgame(a) => super::bench_solver::endgame(a),
         BenchCommand::Env(a) => {
             let rules = a.rules.rules()?;
             let t = &a.timing;

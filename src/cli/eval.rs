@@ -1,21 +1,15 @@
 //! `kalaha eval`: a gauntlet or round robin between bots, rated, optionally judged by the solver,
-//! and reported under `experiments/<name>/`.
+//! and reported under `experiments/<name>/` ([`crate::eval::run`] does the work).
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
-use anyhow::Context as _;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
+use super::progress::{EvalBars, command_line, stop_on_ctrl_c};
 use super::{RuleArgs, emit, emit_json};
-use crate::bots::{BotContext, BotSpec};
-use crate::eval::chart::{self, RatingBar};
-use crate::eval::report::{self, Report};
-use crate::eval::{Arena, Mode, OpeningSet, judge, tally};
-use crate::solver::{Solver, SolverConfig};
+use crate::bots::BotSpec;
+use crate::eval::Mode;
+use crate::eval::run::{self, Request};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -79,22 +73,8 @@ fn specs(list: &str) -> anyhow::Result<Vec<BotSpec>> {
         .collect()
 }
 
-/// Writes a report file whole, naming it in the error.
-fn write_bytes(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    crate::files::write_bytes(path, bytes).with_context(|| format!("writing {}", path.display()))
-}
-
-fn bar(len: u64, what: &str) -> ProgressBar {
-    ProgressBar::new(len).with_style(
-        ProgressStyle::with_template(&format!(
-            "{{bar:40}} {{pos}}/{{len}} {what}, {{elapsed}} elapsed, eta {{eta}}"
-        ))
-        .expect("valid template"),
-    )
-}
-
-pub fn run(a: EvalArgs) -> anyhow::Result<()> {
-    let rules = a.rules.rules()?;
+/// The request the flags describe.
+fn request(a: EvalArgs) -> anyhow::Result<Request> {
     let (mode, players) = match (&a.player, &a.opponents, &a.players) {
         (Some(p), Some(o), None) => {
             let mut v = specs(p)?;
@@ -107,195 +87,44 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
         (None, None, Some(p)) => (Mode::RoundRobin, specs(p)?),
         _ => anyhow::bail!("give --player SPEC with --opponents SPEC,.. or --players SPEC,.."),
     };
-    let names: Vec<String> = players.iter().map(|p| p.to_string()).collect();
-    if players.len() < 2 {
-        anyhow::bail!("an evaluation needs at least two players");
-    }
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
-            anyhow::bail!("player {n} is named twice");
-        }
-    }
-    if a.games == 0 || a.games % 2 == 1 {
-        anyhow::bail!(
-            "--games must be a positive even number (pairs of games, one from each seat), not {}",
-            a.games
-        );
-    }
-    let players = BotContext::new().prepare_all(&players, &rules)?;
-    let find = |what: &str, spec: &str| -> anyhow::Result<usize> {
-        let s = spec.parse::<BotSpec>()?.to_string();
-        names
-            .iter()
-            .position(|n| *n == s)
-            .ok_or_else(|| anyhow::anyhow!("{what} {s} is not one of the players"))
-    };
-    let anchor = match &a.anchor {
-        Some(s) => find("anchor", s)?,
-        None => names.iter().position(|n| n == "random").unwrap_or(0),
-    };
-    let judged = a
-        .judge
-        .as_deref()
-        .map(|s| find("judged player", s))
-        .transpose()?;
-
-    // Openings: one per pair of games.
-    let pairs = (a.games / 2) as usize;
-    let set = match &a.openings {
-        Some(path) if path.exists() => {
-            let set = OpeningSet::load(path)?;
-            if set.openings.len() < pairs {
-                anyhow::bail!(
-                    "{} holds {} openings; {} games per pairing need {pairs}",
-                    path.display(),
-                    set.openings.len(),
-                    a.games
-                );
-            }
-            set
-        }
-        other => {
-            let set = OpeningSet::generate(&rules, pairs, a.opening_moves, a.seed);
-            if let Some(path) = other {
-                set.save(path)?;
-            }
-            set
-        }
-    };
-    let mut starts = set.positions(&rules)?;
-    starts.truncate(pairs);
-
-    let arena = Arena {
-        players: players.clone(),
+    Ok(Request {
+        rules: a.rules.rules()?,
         mode,
-        openings: starts,
+        players,
+        games: a.games,
+        opening_moves: a.opening_moves,
+        openings: a.openings,
         seed: a.seed,
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    let planned = arena.total_games();
-    let progress = bar(planned as u64, "games");
-    let t = Instant::now();
-    let games = arena.run(&|| progress.inc(1), &stop);
-    progress.finish_and_clear();
-    let seconds = t.elapsed().as_secs_f64();
-    let interrupted = stop.swap(false, Ordering::Relaxed);
-    if interrupted {
+        anchor: a.anchor.as_deref().map(str::parse).transpose()?,
+        judge: a.judge.as_deref().map(str::parse).transpose()?,
+        judge_memory: a.judge_memory,
+        output: a.name.map(|n| a.experiments.join(n)),
+        run: a.run,
+        command: command_line(),
+    })
+}
+
+pub fn run(a: EvalArgs) -> anyhow::Result<()> {
+    let json = a.json;
+    let req = request(a)?;
+    let stop = stop_on_ctrl_c();
+    let bars = EvalBars::new();
+    let out = run::run(&req, &bars, &stop);
+    bars.finish();
+    let out = out?;
+    let r = &out.report;
+    if r.interrupted {
         eprintln!(
-            "kalaha: interrupted: {} of {planned} games played",
-            games.len()
+            "kalaha: interrupted: {} of {} games played",
+            r.games_played, r.games_planned
         );
     }
-    let pairings = arena.pairings();
-    let table = tally(&players, &pairings, &games);
-    let (ratings, regularized) = report::ratings(&names, &pairings, &table, anchor)?;
-
-    let judgement = match judged {
-        Some(p) => {
-            let solver = Solver::new(
-                &rules,
-                &SolverConfig {
-                    memory_mb: a.judge_memory,
-                    ..SolverConfig::default()
-                },
-            )?;
-            let jbar = bar(0, "positions judged");
-            let j = judge(
-                &solver,
-                &players,
-                &pairings,
-                &games,
-                p,
-                &|done, total| {
-                    jbar.set_length(total as u64);
-                    jbar.set_position(done as u64);
-                },
-                &stop,
-            );
-            jbar.finish_and_clear();
-            Some(j)
-        }
-        None => None,
-    };
-
-    let command = std::iter::once("kalaha".to_string())
-        .chain(std::env::args().skip(1))
-        .map(|s| {
-            if s.contains([' ', ',', '"']) && !s.starts_with("--") {
-                format!("'{s}'")
-            } else {
-                s
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    let report = Report {
-        command,
-        rules: rules.describe(),
-        mode: arena.mode.name().to_string(),
-        players: names.clone(),
-        games_per_pairing: a.games,
-        opening_moves: set.opening_moves,
-        openings: arena.openings.len(),
-        seed: a.seed,
-        games_planned: planned,
-        games_played: games.len(),
-        interrupted,
-        seconds,
-        anchor: names[anchor].clone(),
-        regularized,
-        ratings,
-        pairings: table,
-        judge: judgement,
-    };
-
-    let mut md = report.markdown();
-    if let Some(name) = &a.name {
-        let dir = a.experiments.join(name);
-        let bars: Vec<RatingBar> = report
-            .ratings
-            .iter()
-            .map(|r| RatingBar {
-                name: r.player.clone(),
-                elo: r.elo,
-                lower: r.lower,
-                upper: r.upper,
-            })
-            .collect();
-        let title = format!("Elo ratings, {} ({} games)", rules.describe(), games.len());
-        write_bytes(
-            &dir.join("ratings.png"),
-            &chart::ratings_png(&title, &bars)?,
-        )?;
-        md += "\n![ratings](ratings.png)\n";
-        if let Some(run) = &a.run {
-            let sidecar = report::find_sidecar(run)?;
-            let series = report::run_curve(&sidecar)?;
-            let png = chart::curve_png(
-                &format!("Training evaluation: {}", run.display()),
-                "iteration",
-                &series,
-            )?;
-            write_bytes(&dir.join("run-curve.png"), &png)?;
-            md += &format!(
-                "\n## Training run\n\nEvaluation curve of `{}` over training:\n\n![run curve](run-curve.png)\n",
-                sidecar.display()
-            );
-        }
-        write_bytes(&dir.join("report.md"), md.as_bytes())?;
-        write_bytes(
-            &dir.join("report.json"),
-            serde_json::to_string_pretty(&report)?.as_bytes(),
-        )?;
-        if !a.json {
-            eprintln!("kalaha: report written to {}", dir.display());
-        }
+    if let Some(dir) = out.written.as_ref().filter(|_| !json) {
+        eprintln!("kalaha: report written to {}", dir.display());
     }
-    if a.json {
-        emit_json(&report)
+    if json {
+        emit_json(r)
     } else {
-        emit(&md)
+        emit(&out.markdown)
     }
 }

@@ -1,13 +1,12 @@
 //! `kalaha match`: a series between two bots with fixed seats.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use super::progress::{bar, stop_on_ctrl_c};
 use super::{RuleArgs, emit, emit_json};
 use crate::bots::{BotContext, BotSpec, MatchConfig, MatchSummary, run_match_until};
 
@@ -56,14 +55,9 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
         games: a.games,
         seed: a.seed,
     };
-    let bar = ProgressBar::new(cfg.games as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} elapsed, eta {eta}")
-            .expect("valid template"),
-    );
+    let bar = bar(cfg.games as u64, "games");
     // Ctrl-C stops starting new games; the games already played are reported.
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = stop_on_ctrl_c();
     let t = Instant::now();
     let summary = run_match_until(&cfg, &|| bar.inc(1), &stop);
     bar.finish_and_clear();

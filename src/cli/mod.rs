@@ -1,11 +1,14 @@
 //! The `kalaha` command line: argument parsing and printing; the library does the work.
 
 mod bench;
+mod bench_solver;
 mod eval;
 mod matches;
 mod play;
+mod progress;
 mod show;
 mod solve;
+mod solve_out;
 #[cfg(feature = "train")]
 mod train;
 

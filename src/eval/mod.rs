@@ -5,9 +5,10 @@
 //! - [`openings`]: opening sets (drawn from a seed, saved and reloaded as JSON).
 //! - [`arena`]: pairings and the games, played in parallel.
 //! - [`elo`]: the Bradley–Terry maximum-likelihood fit and its confidence intervals.
-//! - [`judge`]: the solver's verdict on one player's moves.
+//! - [`judge`](mod@judge): the solver's verdict on one player's moves.
 //! - [`report`]: the report as JSON and Markdown; a training run's evaluation curve.
 //! - [`chart`]: PNG charts drawn by hand.
+//! - [`run`](mod@run): one evaluation from request to written report.
 
 pub mod arena;
 pub mod chart;
@@ -15,9 +16,11 @@ pub mod elo;
 pub mod judge;
 pub mod openings;
 pub mod report;
+pub mod run;
 
 pub use arena::{Arena, ArenaGame, Mode, PairingResult, tally};
 pub use elo::{Fit, PairScore, Rating, fit};
 pub use judge::{Judgement, MoveStats, Phase, judge};
 pub use openings::{Opening, OpeningSet};
 pub use report::{PlayerRating, Report};
+pub use run::{Outcome, Progress, Request, run};

@@ -201,66 +201,73 @@ impl Report {
             );
         }
         if let Some(j) = &self.judge {
-            s += &format!(
-                "\n## Judgement of `{}` by the exact solver\n\n\
-                 Every move it made in these games, scored against perfect play ({} distinct \
-                 positions, {:.1} s). Loss = the best move's value minus the chosen move's, in \
-                 seeds, for the mover. Phases by seeds still on the board: opening above 3/4 of all \
-                 seeds, endgame at most 1/3, middle between.\n\n",
-                j.player, j.positions, j.seconds
-            );
-            s += "| phase | moves | optimal | mean loss | result changes |\n| --- | ---: | ---: | ---: | ---: |\n";
-            s += &stats_row("all", &j.all);
-            s += &stats_row("opening", &j.opening);
-            s += &stats_row("middle", &j.middle);
-            s += &stats_row("endgame", &j.endgame);
-            if j.unsolved > 0 {
-                s += &format!("\n{} moves were not solved (stopped).\n", j.unsolved);
-            }
-            if !j.changes.is_empty() {
-                s += "\nMoves that changed the game-theoretic result:\n\n\
-                      | game | ply | phase | position | played | best | value -> after | change |\n\
-                      | ---: | ---: | --- | --- | --- | --- | --- | --- |\n";
-                for c in j.changes.iter().take(50) {
-                    s += &format!(
-                        "| {} | {} | {} | `{}` | {} | {} | {:+} -> {:+} | {} |\n",
-                        c.game,
-                        c.ply,
-                        c.phase.name(),
-                        c.position,
-                        c.played,
-                        c.best.join(" "),
-                        c.value,
-                        c.played_value,
-                        c.change
-                    );
-                }
-                if j.changes.len() > 50 {
-                    s += &format!("\n({} more in report.json.)\n", j.changes.len() - 50);
-                }
-            }
-            if !j.vs_solver.is_empty() {
-                let reached = j.vs_solver.iter().filter(|g| g.reached).count();
-                s += &format!(
-                    "\nAgainst `solver`: reached the game-theoretic result of the start in {reached} of {} games.\n\n\
-                     | game | seat | start | value | margin | reached |\n| ---: | --- | --- | ---: | ---: | --- |\n",
-                    j.vs_solver.len()
-                );
-                for g in &j.vs_solver {
-                    s += &format!(
-                        "| {} | {} | `{}` | {:+} | {:+} | {} |\n",
-                        g.game,
-                        g.seat.name(),
-                        g.start,
-                        g.value,
-                        g.margin,
-                        if g.reached { "yes" } else { "no" }
-                    );
-                }
-            }
+            s += &judgement_markdown(j);
         }
         s
     }
+}
+
+/// The judgement's section of the Markdown report.
+fn judgement_markdown(j: &Judgement) -> String {
+    let mut s = String::new();
+    s += &format!(
+        "\n## Judgement of `{}` by the exact solver\n\n\
+         Every move it made in these games, scored against perfect play ({} distinct \
+         positions, {:.1} s). Loss = the best move's value minus the chosen move's, in \
+         seeds, for the mover. Phases by seeds still on the board: opening above 3/4 of all \
+         seeds, endgame at most 1/3, middle between.\n\n",
+        j.player, j.positions, j.seconds
+    );
+    s += "| phase | moves | optimal | mean loss | result changes |\n| --- | ---: | ---: | ---: | ---: |\n";
+    s += &stats_row("all", &j.all);
+    s += &stats_row("opening", &j.opening);
+    s += &stats_row("middle", &j.middle);
+    s += &stats_row("endgame", &j.endgame);
+    if j.unsolved > 0 {
+        s += &format!("\n{} moves were not solved (stopped).\n", j.unsolved);
+    }
+    if !j.changes.is_empty() {
+        s += "\nMoves that changed the game-theoretic result:\n\n\
+              | game | ply | phase | position | played | best | value -> after | change |\n\
+              | ---: | ---: | --- | --- | --- | --- | --- | --- |\n";
+        for c in j.changes.iter().take(50) {
+            s += &format!(
+                "| {} | {} | {} | `{}` | {} | {} | {:+} -> {:+} | {} |\n",
+                c.game,
+                c.ply,
+                c.phase.name(),
+                c.position,
+                c.played,
+                c.best.join(" "),
+                c.value,
+                c.played_value,
+                c.change
+            );
+        }
+        if j.changes.len() > 50 {
+            s += &format!("\n({} more in report.json.)\n", j.changes.len() - 50);
+        }
+    }
+    if !j.vs_solver.is_empty() {
+        let reached = j.vs_solver.iter().filter(|g| g.reached).count();
+        s += &format!(
+            "\nAgainst `solver`: reached the game-theoretic result of the start in {reached} of {} games.\n\n\
+             | game | seat | start | value | margin | reached |\n| ---: | --- | --- | ---: | ---: | --- |\n",
+            j.vs_solver.len()
+        );
+        for g in &j.vs_solver {
+            s += &format!(
+                "| {} | {} | `{}` | {:+} | {:+} | {} |\n",
+                g.game,
+                g.seat.name(),
+                g.start,
+                g.value,
+                g.margin,
+                if g.reached { "yes" } else { "no" }
+            );
+        }
+    }
+    s
 }
 
 /// Finds a training run's checkpoint sidecar: `DIR` may be the sidecar itself, a checkpoint

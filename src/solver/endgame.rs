@@ -1,7 +1,7 @@
 //! The endgame database: the exact gain of every board with few seeds left, built by retrograde
 //! analysis and kept on disk in a cache folder.
 //!
-//! How it is built: [`super::retrograde`].
+//! How it is built: the module `retrograde`.
 //!
 //! The gain of a board does not depend on the number of seeds per pit `n`, the stores or the pie
 //! rule; it does depend on `m` and the capture, leftover and end rules, which name the file.
@@ -20,7 +20,7 @@
 //! | 20 | 4 | reserved, 0 |
 //! | 24 | 8 | entries, `C(B + 2m, 2m)` |
 //! | 32 | 8 | checksum of bytes 0..32 and of the payload ([`checksum`]) |
-//! | 40 | entries | payload: for each board rank ([`super::key`]), the gain for the player to move as an `i8` |
+//! | 40 | entries | payload: for each board rank (module `key`), the gain for the player to move as an `i8` |
 //!
 //! A file whose size, header or checksum does not match is never trusted: it is rebuilt.
 
@@ -101,6 +101,19 @@ impl BuildProgress {
 /// Entries of a database for `m` pits a side and at most `max_seeds` seeds.
 pub fn entries(m: usize, max_seeds: u32) -> u128 {
     binomial(max_seeds as u64 + 2 * m as u64, 2 * m as u64)
+}
+
+/// Refuses a database of `seeds` seeds for `m` pits a side that takes more than `memory_mb` MiB,
+/// saying how much it needs.
+pub fn check_budget(m: usize, seeds: u32, memory_mb: usize) -> Result<(), String> {
+    let bytes = entries(m, seeds);
+    if bytes > (memory_mb as u128) << 20 {
+        return Err(format!(
+            "a database of {seeds} seeds for {m} pits a side needs {} MiB; the memory budget is {memory_mb} MiB",
+            (bytes >> 20) + 1
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn code_capture(c: Capture) -> u8 {
@@ -240,7 +253,7 @@ impl Endgame {
             && rules.end == self.end
     }
 
-    /// Gain for the player to move of the board with rank `rank` (see [`super::key`]).
+    /// Gain for the player to move of the board with rank `rank` (see the module `key`).
     /// Precondition: the board holds at most [`Endgame::max_seeds`] seeds.
     #[inline(always)]
     pub fn gain(&self, rank: u64) -> i32 {

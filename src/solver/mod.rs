@@ -2,17 +2,19 @@
 //! move, fast enough to judge every move an agent makes.
 //!
 //! One idea per file, in the order a reader needs them:
-//! - [`key`]: a board seen from the player to move, ranked into a dense integer key.
-//! - [`table`]: the lock-free transposition table of proven bounds.
-//! - [`order`]: move generation and ordering.
+//! - `key`: a board seen from the player to move, ranked into a dense integer key.
+//! - `table`: the lock-free transposition table of proven bounds.
+//! - `order`: move generation and ordering.
 //! - [`endgame`]: the endgame database of every board with few seeds, built by retrograde
 //!   analysis and cached on disk.
-//! - [`retrograde`]: the database's retrograde builder.
+//! - `retrograde`: the database's retrograde builder.
 //! - [`EndgameOracle`]: exact values straight from the database, for training targets.
 //! - [`tablefile`]: the transposition table saved to disk and loaded again, to resume a solve.
-//! - [`search`]: alpha-beta over gains, driven to the exact value by null-window tests.
-//! - [`analyse`]: the [`Solver`]: set-up within a memory budget, all move values, time limits,
+//! - `search`: alpha-beta over gains, driven to the exact value by null-window tests.
+//! - `analyse`: the [`Solver`]: set-up within a memory budget, all move values, time limits,
 //!   and batches judged in parallel.
+//! - [`request`]: a solve from request to result (set-up with progress, a saved table read and
+//!   written back), as the command line asks for it.
 
 mod analyse;
 pub mod bench;
@@ -21,6 +23,7 @@ mod key;
 mod mem;
 mod oracle;
 mod order;
+pub mod request;
 mod retrograde;
 mod search;
 mod table;
