@@ -297,3 +297,123 @@ fn solve_keeps_its_table_in_a_file_and_refuses_a_damaged_one() {
     refused(&args, "format version 1");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn analyse_shows_minimax_scores_beside_the_solver_values() {
+    let v = json(&[
+        "analyse",
+        "--position",
+        "0,5,3,1,0,2,15/1,0,2,4,0,3,12 s",
+        "--bot",
+        "minimax:3",
+        "--time-limit",
+        "20",
+        "--json",
+    ]);
+    for key in [
+        "position", "rules", "to_move", "bot", "choice", "network", "moves", "solver",
+    ] {
+        assert!(v.get(key).is_some(), "key {key}");
+    }
+    assert_eq!(v["bot"], "minimax:3");
+    assert!(v["network"].is_null());
+    assert_eq!(v["solver"]["complete"], true);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 4, "pits 2, 3, 4 and 6 hold seeds");
+    let best = moves.iter().filter_map(|m| m["minimax"].as_i64()).max();
+    for m in moves {
+        assert!(m["prior"].is_null() && m["visits"].is_null());
+        assert_eq!(m["lower"], m["upper"], "proven: {m}");
+    }
+    let chosen = moves.iter().find(|m| m["move"] == v["choice"]).unwrap();
+    assert_eq!(
+        chosen["minimax"].as_i64(),
+        best,
+        "minimax plays a best score"
+    );
+    let top = moves.iter().filter_map(|m| m["lower"].as_i64()).max();
+    assert_eq!(v["solver"]["lower"].as_i64(), top);
+
+    refused(
+        &["analyse", "--bot", "alphazero"],
+        "unknown bot 'alphazero'",
+    );
+    refused(
+        &["analyse", "--bot", "random", "--time-limit=-1"],
+        "--time-limit",
+    );
+    refused(
+        &[
+            "analyse",
+            "--bot",
+            "random",
+            "--position",
+            "0,0,0,0,0,0,24/0,0,0,0,0,0,24 s",
+        ],
+        "the game is over",
+    );
+}
+
+#[cfg(feature = "train")]
+#[test]
+fn analyse_shows_the_networks_prior_value_and_search() {
+    let v = json(&[
+        "analyse",
+        "--bot",
+        "policy:checkpoints/kalah64:16",
+        "--time-limit",
+        "0",
+        "--json",
+    ]);
+    let n = &v["network"];
+    let value = n["value"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&value), "{n}");
+    assert!(n["margin"].as_f64().unwrap().abs() <= 48.0);
+    assert_eq!(n["simulations"], 16);
+    assert!(n["searched"].is_number());
+    assert!(v["solver"].is_null());
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 6);
+    let prior: f64 = moves.iter().map(|m| m["prior"].as_f64().unwrap()).sum();
+    assert!((prior - 1.0).abs() < 1e-4, "priors sum to {prior}");
+    let visits: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+    assert!(visits > 0 && visits <= 16, "{visits} visits");
+    for m in moves {
+        assert_eq!(m["q"].is_null(), m["visits"] == 0, "{m}");
+    }
+    // Without search: the policy's best move, no visits.
+    let v = json(&[
+        "analyse",
+        "--bot",
+        "policy:checkpoints/kalah64",
+        "--time-limit",
+        "0",
+        "--json",
+    ]);
+    assert!(v["network"]["simulations"].is_null());
+    let moves = v["moves"].as_array().unwrap();
+    let top = moves
+        .iter()
+        .max_by(|a, b| {
+            a["prior"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["prior"].as_f64().unwrap())
+        })
+        .unwrap();
+    assert_eq!(top["move"], v["choice"]);
+    assert!(moves.iter().all(|m| m["visits"].is_null()));
+    // A text table too.
+    let out = kalaha(&[
+        "analyse",
+        "--bot",
+        "policy:checkpoints/kalah64:8",
+        "--time-limit",
+        "0",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("network: value") && text.contains("prior"),
+        "{text}"
+    );
+}

@@ -140,3 +140,20 @@ fn an_unknown_level_or_side_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown side 'east'"));
 }
+
+#[cfg(feature = "train")]
+#[test]
+fn against_a_network_the_hint_shows_its_view_first_then_the_solver() {
+    let out = text(&play(
+        &["--opponent", "policy:checkpoints/kalah64:8", "--seed", "1"],
+        "h\nq\n",
+    ));
+    let net = out
+        .find("network (policy:checkpoints/kalah64:8): value")
+        .unwrap_or_else(|| panic!("no network view in: {out}"));
+    let solver = out
+        .find("hint (final margin for the mover under perfect play):")
+        .unwrap_or_else(|| panic!("no solver hint in: {out}"));
+    assert!(net < solver, "{out}");
+    assert!(out.contains("predicted margin"), "{out}");
+}

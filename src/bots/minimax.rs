@@ -76,6 +76,17 @@ fn ordered(pos: &Position) -> impl Iterator<Item = Move> + use<> {
     moves.into_iter()
 }
 
+impl Minimax {
+    /// Every legal move's value for the player to move in `pos` (not over), searched to this
+    /// bot's depth with a full window: the scores its choice maximises.
+    pub fn scores(&self, pos: &Position) -> Vec<(Move, i32)> {
+        pos.legal_moves()
+            .iter()
+            .map(|mv| (mv, child_value(pos, mv, self.depth, i32::MIN + 1, i32::MAX)))
+            .collect()
+    }
+}
+
 impl Bot for Minimax {
     fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
         let mut moves: Vec<Move> = pos.legal_moves().iter().collect();

@@ -14,6 +14,7 @@ mod player;
 #[cfg(feature = "train")]
 pub mod policy;
 mod solver;
+pub mod view;
 
 use std::fmt;
 use std::str::FromStr;
@@ -29,6 +30,7 @@ pub use mcts::Mcts;
 pub use minimax::Minimax;
 pub use player::{BotContext, Player};
 pub use solver::{BOT_MEMORY_MB, SolverBot, bot_solver_config};
+pub use view::{BotView, MoveView, NetworkView};
 
 /// A player: picks a legal move in any position that is not over.
 pub trait Bot: Send {

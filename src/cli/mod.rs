@@ -1,5 +1,7 @@
 //! The `kalaha` command line: argument parsing and printing; the library does the work.
 
+mod analyse;
+mod analyse_out;
 mod bench;
 mod bench_solver;
 mod eval;
@@ -34,6 +36,9 @@ enum Command {
     Match(matches::MatchArgs),
     /// Solve a position exactly: its value and every move's value under perfect play.
     Solve(solve::SolveArgs),
+    /// What a bot thinks of a position (a network's prior, value and search), beside the solver's
+    /// values.
+    Analyse(analyse::AnalyseArgs),
     /// Play a game against a bot (or both sides) in the terminal; line by line when piped.
     Play(play::PlayArgs),
     /// Rate bots in a gauntlet or round robin, optionally judged move by move by the solver.
@@ -134,6 +139,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Show(a) => show::run(a),
         Command::Match(a) => matches::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::Analyse(a) => analyse::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(b) => bench::run(b),

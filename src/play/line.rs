@@ -65,7 +65,11 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> std::i
                     return Ok(());
                 }
                 Ok(Command::Hint) => {
+                    if let Some(h) = s.network_hint() {
+                        writeln!(out, "{h}")?;
+                    }
                     writeln!(out, "thinking...")?;
+                    out.flush()?;
                     match s.hint() {
                         Ok(h) => {
                             writeln!(out, "{h}")?;

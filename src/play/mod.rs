@@ -2,7 +2,7 @@
 //! UI or, when standard input is not a terminal, line by line so it can be scripted.
 //!
 //! - [`board`]: the board from the player's side, with the last sowing marked.
-//! - [`line`]: the line-by-line game.
+//! - [`line`](mod@line): the line-by-line game.
 //! - [`tui`]: the terminal game (ratatui).
 //!
 //! Both front ends drive one [`Session`]: the game record, whose seats a person holds, the
@@ -72,6 +72,14 @@ pub struct Session {
     seed: u64,
     games: u64,
     hints: Option<Solver>,
+}
+
+/// A move in words: `pit 3`, `swap`.
+fn move_name(m: Move) -> String {
+    match m {
+        Move::Pit(p) => format!("pit {p}"),
+        Move::Swap => "swap".to_string(),
+    }
 }
 
 /// What a move did, in words, e.g. `South (you) played 3: extra turn`.
@@ -215,6 +223,42 @@ impl Session {
         }
     }
 
+    /// The opponent network's view of the position, at once, as one line: its value and
+    /// predicted margin for the player to move, and its policy (and search) over the moves, best
+    /// first. `None` unless the opponent is a network and the game goes on.
+    pub fn network_hint(&self) -> Option<String> {
+        let pos = *self.position();
+        let opponent = self.opponent.as_ref()?;
+        if pos.is_over() || self.practice {
+            return None;
+        }
+        let v = crate::bots::view::view(opponent, &pos, self.seed ^ self.games);
+        let n = v.network.as_ref()?;
+        let mut moves = v.moves.clone();
+        moves.sort_by(|a, b| {
+            (b.visits, b.prior.unwrap_or(0.0))
+                .partial_cmp(&(a.visits, a.prior.unwrap_or(0.0)))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let list: Vec<String> = moves
+            .iter()
+            .map(|m| {
+                let mut s = format!("{} {:.0}%", move_name(m.mv), 100.0 * m.prior.unwrap_or(0.0));
+                if let Some(visits) = m.visits {
+                    s += &format!(" ({visits} visits)");
+                }
+                s
+            })
+            .collect();
+        Some(format!(
+            "network ({}): value {:+.2}, predicted margin {:+.1} seeds for the mover; {}",
+            opponent,
+            n.value,
+            n.margin,
+            list.join(", ")
+        ))
+    }
+
     /// The solver's value of every legal move, best first, as one line.
     pub fn hint(&mut self) -> Result<String, String> {
         let pos = *self.position();
@@ -238,10 +282,7 @@ impl Session {
         let list: Vec<String> = moves
             .iter()
             .map(|&(m, lo, hi)| {
-                let name = match m {
-                    Move::Pit(p) => format!("pit {p}"),
-                    Move::Swap => "swap".to_string(),
-                };
+                let name = move_name(m);
                 if lo == hi {
                     format!("{name}: {lo:+}")
                 } else {

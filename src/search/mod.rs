@@ -148,6 +148,12 @@ pub struct SearchResult {
     pub value: f32,
     /// The network's utility of the root before search.
     pub net_value: f32,
+    /// Simulations through each root action, by action index (zero for illegal actions and
+    /// actions not visited).
+    pub visits: Vec<u32>,
+    /// Mean utility of each root action for the player to move at the root, by action index
+    /// (`None` for illegal actions and actions not visited).
+    pub q: Vec<Option<f32>>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -502,11 +508,19 @@ impl Tree {
         } else {
             root.value
         };
+        let mut visits = vec![0; actions];
+        let mut q = vec![None; actions];
+        for e in &self.edges[first..first + k] {
+            visits[e.action as usize] = self.visits(e);
+            q[e.action as usize] = self.q(e);
+        }
         SearchResult {
             action: self.edges[first + best].action as usize,
             policy,
             value,
             net_value: root.value,
+            visits,
+            q,
         }
     }
 }

@@ -1,0 +1,145 @@
+//! What a bot thinks of a position: the move it picks, and what it knows of every legal move on
+//! the way there (a network's policy prior, value and predicted margin, and with search the
+//! visits and mean utility of each move; minimax's scores).
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use super::{BotSpec, Minimax, Player};
+use crate::rules::{Move, Position};
+
+/// One legal move as a bot sees it; each field is there where the bot has it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveView {
+    /// The move.
+    pub mv: Move,
+    /// A network's policy prior, over the legal moves (sums to 1).
+    pub prior: Option<f32>,
+    /// Simulations of a network's search through this move.
+    pub visits: Option<u32>,
+    /// The search's mean utility of this move for the player to move (`(1 - w) * value + w *
+    /// margin / seeds`, `w` the margin weight); `None` where the move was not visited.
+    pub q: Option<f32>,
+    /// Minimax's score of the move (store difference at its depth, for the player to move).
+    pub minimax: Option<i32>,
+}
+
+/// A network's judgement of the position itself, for the player to move (serialised with these
+/// field names by `kalaha analyse --json`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct NetworkView {
+    /// The value head: the expected result in [-1, 1].
+    pub value: f32,
+    /// The margin head: the expected final margin, in seeds.
+    pub margin: f32,
+    /// The search's utility of the position after its simulations, with search.
+    pub searched: Option<f32>,
+    /// Simulations searched (none: the policy alone).
+    pub simulations: Option<u32>,
+    /// The margin weight of the search's utility.
+    pub margin_weight: f32,
+}
+
+/// What a bot thinks of a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BotView {
+    /// The bot's name.
+    pub bot: String,
+    /// The move it plays (with the seed given: ties are broken at random).
+    pub choice: Move,
+    /// A network's view of the position, for a `policy:` bot.
+    pub network: Option<NetworkView>,
+    /// Every legal move, in the order of the pits.
+    pub moves: Vec<MoveView>,
+}
+
+/// What `player` thinks of `pos` (not over); `seed` drives its randomness. A network is asked
+/// once (and searched, with simulations); minimax scores every move; other bots just choose.
+pub fn view(player: &Player, pos: &Position, seed: u64) -> BotView {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut moves: Vec<MoveView> = pos
+        .legal_moves()
+        .iter()
+        .map(|mv| MoveView {
+            mv,
+            prior: None,
+            visits: None,
+            q: None,
+            minimax: None,
+        })
+        .collect();
+    #[cfg(feature = "train")]
+    if let Some((network, choice)) = network_view(player, pos, &mut moves, seed) {
+        return BotView {
+            bot: player.to_string(),
+            choice,
+            network: Some(network),
+            moves,
+        };
+    }
+    if let BotSpec::Minimax(d) = player.spec() {
+        let scores = Minimax::new(*d).scores(pos);
+        for (m, (_, s)) in moves.iter_mut().zip(scores) {
+            m.minimax = Some(s);
+        }
+    }
+    BotView {
+        bot: player.to_string(),
+        choice: player.build().choose(pos, &mut rng),
+        network: None,
+        moves,
+    }
+}
+
+/// A network player's view, filling in `moves`; `None` for other players.
+#[cfg(feature = "train")]
+fn network_view(
+    player: &Player,
+    pos: &Position,
+    moves: &mut [MoveView],
+    seed: u64,
+) -> Option<(NetworkView, Move)> {
+    use burn::prelude::Device;
+
+    use crate::nn::NetEvaluator;
+    use crate::search::{Evaluator, search_batch};
+
+    let model = player.network()?;
+    let BotSpec::Policy { sims, margin, .. } = player.spec() else {
+        return None;
+    };
+    let margin = margin.map(|w| w as f32 / 1000.0);
+    let cfg = super::policy::search_config(model, *sims, margin);
+    let pits = pos.rules().pits();
+    let mut ev = NetEvaluator::new(model.net.clone(), Device::flex());
+    let (mut logits, mut values, mut margins) = (Vec::new(), Vec::new(), Vec::new());
+    ev.evaluate(&[*pos], &mut logits, &mut values, &mut margins);
+    let legal: Vec<f32> = moves.iter().map(|m| logits[m.mv.action(pits)]).collect();
+    let top = legal.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = legal.iter().map(|l| (l - top).exp()).sum();
+    for (m, l) in moves.iter_mut().zip(&legal) {
+        m.prior = Some((l - top).exp() / sum);
+    }
+    let best = (0..legal.len())
+        .max_by(|&a, &b| legal[a].total_cmp(&legal[b]))
+        .expect("a position that is not over has a legal move");
+    let mut choice = moves[best].mv;
+    let mut searched = None;
+    if sims.is_some() {
+        let r = &search_batch(&[*pos], &[0.0], &cfg, &mut ev, seed)[0];
+        for m in moves.iter_mut() {
+            m.visits = Some(r.visits[m.mv.action(pits)]);
+            m.q = r.q[m.mv.action(pits)];
+        }
+        choice = Move::from_action(r.action, pits);
+        searched = Some(r.value);
+    }
+    let network = NetworkView {
+        value: values[0],
+        margin: margins[0] * pos.rules().total_seeds() as f32,
+        searched,
+        simulations: *sims,
+        margin_weight: cfg.margin_weight,
+    };
+    Some((network, choice))
+}

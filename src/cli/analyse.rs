@@ -1,0 +1,73 @@
+//! `kalaha analyse`: what a bot thinks of a position, beside the solver's values.
+//!
+//! `--json` prints one object whose keys, stable, are listed in [`JSON_KEYS`] (also shown by
+//! `kalaha analyse --help`).
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::analyse_out::{json, text};
+use super::{PositionArgs, emit, emit_json};
+use crate::bots::view::view;
+use crate::bots::{BotContext, BotSpec};
+
+/// The keys of `kalaha analyse --json`.
+pub const JSON_KEYS: &str = "\
+JSON keys (--json), stable:
+  position, rules, to_move (\"s\" or \"n\"), bot (the spec),
+  choice      the bot's move: a pit number or \"swap\"
+  network     null, or for a policy: bot {value, margin, searched, simulations, margin_weight}:
+              the value head (expected result in [-1, 1]) and margin head (expected final margin
+              in seeds) for the player to move, the search's utility after its simulations (null
+              without search), the simulations (null: the policy alone), the utility's margin weight
+  moves       one object per legal move, in pit order: move, prior (the network's policy over the
+              legal moves), visits and q (simulations through the move and its mean utility for
+              the player to move), minimax (a minimax bot's score), lower and upper (the solver's
+              proven bounds on the final margin for the player to move; equal when exact); null
+              where the bot or the solver has no figure
+  solver      null with --time-limit 0, else {lower, upper, complete, seconds} for the position";
+
+#[derive(Debug, Args)]
+#[command(after_long_help = JSON_KEYS)]
+pub struct AnalyseArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS].
+    #[arg(long, value_name = "SPEC")]
+    bot: String,
+    /// Seconds the solver may take to prove the moves' values (0: no solver).
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    time_limit: f64,
+    /// Seed of the bot's randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print one JSON object (its keys: see --help).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: AnalyseArgs) -> anyhow::Result<()> {
+    let pos = *a.position.game()?.position();
+    if pos.is_over() {
+        anyhow::bail!("the game is over at {pos}: there is no move to analyse");
+    }
+    if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
+        anyhow::bail!("--time-limit must be 0 or a positive number of seconds");
+    }
+    let spec: BotSpec = a.bot.parse()?;
+    let mut ctx = BotContext::new();
+    let player = ctx.prepare(&spec, pos.rules())?;
+    let bot = view(&player, &pos, a.seed);
+    let solved = if a.time_limit > 0.0 {
+        let solver = ctx.solver(pos.rules())?;
+        Some(solver.analyse_within(&pos, Some(Duration::from_secs_f64(a.time_limit)), None))
+    } else {
+        None
+    };
+    if a.json {
+        emit_json(&json(&pos, &bot, solved.as_ref()))
+    } else {
+        emit(&text(&pos, &bot, solved.as_ref()))
+    }
+}
