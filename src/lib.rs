@@ -4,8 +4,8 @@
 //! fails on an upward `crate::` path):
 //! 0. [`files`]: files written whole or not at all (temporary name, flush, rename). Std only.
 //! 1. [`rules`]: positions, moves, rule options, notation, game records. Std only.
-//! 2. [`bench`]: the rules core's throughput and the timing helpers of every benchmark.
-//! 3. [`env`]: the vectorised environment (batches of games stepped in parallel, observations).
+//! 2. [`bench`](mod@bench): the rules core's throughput and the timing helpers of every benchmark.
+//! 3. [`env`](mod@env): the vectorised environment (batches of games stepped in parallel, observations).
 //! 4. [`solver`]: the exact solver (search, transposition table, endgame database and oracle).
 //! 5. [`search`]: Gumbel AlphaZero search over a batch of games, behind an evaluator trait.
 //! 6. `nn` (feature `train`): the burn policy/value network, its batch evaluator, and trained

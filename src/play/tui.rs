@@ -3,12 +3,12 @@
 //! command. Keys: `1`-`9` or ←/→ then Enter to sow a pit, `s` swap, `h` hint, `u` undo, `r` redo,
 //! `q`/Esc quit; at the end `y` plays another game with sides swapped.
 
-use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::{DefaultTerminal, Frame};
 
 use super::board::Cell;
 use super::{Command, Session};
@@ -74,65 +74,69 @@ fn board_lines(s: &Session, ui: &Ui) -> Vec<Line<'static>> {
 }
 
 fn draw(term: &mut DefaultTerminal, s: &Session, ui: &Ui) -> std::io::Result<()> {
-    term.draw(|f| {
-        let [top, board, log, help] = Layout::vertical([
-            Constraint::Length(2),
-            Constraint::Length(9),
-            Constraint::Min(4),
-            Constraint::Length(2),
-        ])
-        .areas(f.area());
-        let who = if s.practice {
-            "practice: you play both sides".to_string()
-        } else {
-            format!(
-                "you play {} against {}",
-                s.human_seat().name(),
-                s.opponent
-                    .as_ref()
-                    .map(|o| o.to_string())
-                    .unwrap_or_default()
-            )
-        };
-        f.render_widget(
-            Paragraph::new(format!("{}, {who}", s.position().rules().describe())),
-            top,
-        );
-        f.render_widget(
-            Paragraph::new(board_lines(s, ui))
-                .block(Block::default().borders(Borders::ALL).title(" kalaha ")),
-            board,
-        );
-        let mut lines: Vec<Line> = ui
-            .log
-            .iter()
-            .rev()
-            .take(log.height.saturating_sub(3) as usize)
-            .rev()
-            .map(|l| Line::from(l.clone()))
-            .collect();
-        if let Some(h) = &ui.hint {
-            lines.push(Line::styled(h.clone(), Style::default().fg(Color::Cyan)));
-        }
-        lines.push(Line::styled(
-            ui.status.clone(),
-            Style::default().add_modifier(Modifier::BOLD),
-        ));
-        f.render_widget(
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .block(Block::default().borders(Borders::TOP)),
-            log,
-        );
-        f.render_widget(
-            Paragraph::new(
-                "1-9 or ←/→ + Enter: sow   s: swap   h: hint   u: undo   r: redo   q: quit",
-            )
-            .style(Style::default().fg(Color::DarkGray)),
-            help,
-        );
-    })?;
+    term.draw(|f| render(f, s, ui))?;
     Ok(())
+}
+
+/// Draws the whole screen: the rules and players, the board, the log with any hint, the keys.
+fn render(f: &mut Frame, s: &Session, ui: &Ui) {
+    let [top, board, log, help] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(9),
+        Constraint::Min(4),
+        Constraint::Length(2),
+    ])
+    .areas(f.area());
+    let who = if s.practice {
+        "practice: you play both sides".to_string()
+    } else {
+        format!(
+            "you play {} against {}",
+            s.human_seat().name(),
+            s.opponent
+                .as_ref()
+                .map(|o| o.to_string())
+                .unwrap_or_default()
+        )
+    };
+    f.render_widget(
+        Paragraph::new(format!("{}, {who}", s.position().rules().describe())),
+        top,
+    );
+    f.render_widget(
+        Paragraph::new(board_lines(s, ui))
+            .block(Block::default().borders(Borders::ALL).title(" kalaha ")),
+        board,
+    );
+    let mut lines: Vec<Line> = ui
+        .log
+        .iter()
+        .rev()
+        .take(log.height.saturating_sub(3) as usize)
+        .rev()
+        .map(|l| Line::from(l.clone()))
+        .collect();
+    for h in ui.hint.iter().flat_map(|h| h.lines()) {
+        lines.push(Line::styled(
+            h.to_string(),
+            Style::default().fg(Color::Cyan),
+        ));
+    }
+    lines.push(Line::styled(
+        ui.status.clone(),
+        Style::default().add_modifier(Modifier::BOLD),
+    ));
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::TOP)),
+        log,
+    );
+    f.render_widget(
+        Paragraph::new("1-9 or ←/→ + Enter: sow   s: swap   h: hint   u: undo   r: redo   q: quit")
+            .style(Style::default().fg(Color::DarkGray)),
+        help,
+    );
 }
 
 fn status(s: &Session) -> String {
@@ -211,11 +215,17 @@ fn event_loop(term: &mut DefaultTerminal, s: &mut Session) -> anyhow::Result<()>
         let reply = match cmd {
             Command::Quit => return Ok(()),
             Command::Hint => {
+                // The network's view at once, the solver's proof when it comes.
+                let net = s.network_hint();
+                ui.hint = net.clone();
                 ui.status = "the solver is thinking...".into();
                 draw(term, s, &ui)?;
                 match s.hint() {
                     Ok(h) => {
-                        ui.hint = Some(h);
+                        ui.hint = Some(match net {
+                            Some(n) => format!("{n}\n{h}"),
+                            None => h,
+                        });
                         continue;
                     }
                     Err(e) => Err(e),
@@ -230,5 +240,64 @@ fn event_loop(term: &mut DefaultTerminal, s: &mut Session) -> anyhow::Result<()>
             Ok(said) => ui.log.push(said),
             Err(e) => ui.log.push(format!("! {e}")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::rules::{Rules, Side};
+
+    /// The screen as text, one line per row.
+    fn screen(s: &Session, ui: &Ui) -> String {
+        let mut term = Terminal::new(TestBackend::new(90, 24)).unwrap();
+        term.draw(|f| render(f, s, ui)).unwrap();
+        let buf = term.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| {
+                (0..buf.area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_screen_shows_the_board_the_log_the_hint_and_the_keys() {
+        let mut s = Session::new(&Rules::kalah64(), Side::South, None, 1);
+        s.play(Move::Pit(3)).unwrap();
+        let ui = Ui {
+            log: vec!["South played 3: last seed in the kalaha, extra turn".into()],
+            hint: Some("network view\nhint: pit 6: +2".into()),
+            cursor: 0,
+            status: status(&s),
+        };
+        let text = screen(&s, &ui);
+        assert!(text.contains(" kalaha "), "{text}");
+        assert!(text.contains("practice: you play both sides"), "{text}");
+        // After 3: South's row reads 4 4 0 5 5 5 and its store holds 1.
+        assert!(text.contains("[  4][  4][  0][  5][  5][  5]"), "{text}");
+        assert!(text.contains("[  1]"), "{text}");
+        assert!(text.contains("extra turn"), "{text}");
+        let (net, hint) = (text.find("network view"), text.find("hint: pit 6"));
+        assert!(
+            net.is_some() && hint > net,
+            "the hint's lines in order: {text}"
+        );
+        assert!(text.contains("South to move."), "{text}");
+        assert!(text.contains("h: hint"), "{text}");
+        // The last sowing is drawn in yellow.
+        let mut term = Terminal::new(TestBackend::new(90, 24)).unwrap();
+        term.draw(|f| render(f, &s, &ui)).unwrap();
+        let buf = term.backend().buffer();
+        let yellow = (0..buf.area.height)
+            .flat_map(|y| (0..buf.area.width).map(move |x| (x, y)))
+            .filter(|&p| buf[p].fg == Color::Yellow)
+            .count();
+        assert!(yellow > 0, "no cell marked as changed");
     }
 }

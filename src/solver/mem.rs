@@ -1,6 +1,10 @@
 //! Large zeroed buffers for the transposition table and the endgame database, backed by
 //! transparent huge pages where the system offers them: the search reads both at random, and
 //! with 4 KiB pages most of those reads would also miss the TLB.
+//!
+//! Platforms: the lazy anonymous mapping is Unix's (`mmap`; elsewhere the allocator's zeroed
+//! memory), huge pages (`MADV_HUGEPAGE`) and the machine's memory size (`/proc/meminfo`) are
+//! Linux's; other systems get normal pages and no memory check.
 
 use std::sync::atomic::AtomicU64;
 
@@ -35,28 +39,11 @@ impl<T: Zeroable> ZeroBuf<T> {
     pub fn new(len: usize) -> Option<ZeroBuf<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>())?.max(1);
         let map_len = bytes.checked_add(HUGE)?;
-        // SAFETY: an anonymous private mapping with no address hint; checked for failure.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if map == libc::MAP_FAILED {
-            return None;
-        }
-        let map = map as *mut u8;
+        let map = map_zeroed(map_len)?;
         let offset = (map as usize).next_multiple_of(HUGE) - map as usize;
         // SAFETY: `offset < HUGE`, inside the mapping.
         let ptr = unsafe { map.add(offset) };
-        // SAFETY: advice on our own mapping; failure (no huge pages) is harmless.
-        unsafe {
-            libc::madvise(ptr as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
-        }
+        advise_huge_pages(ptr, bytes);
         Some(ZeroBuf {
             ptr: ptr as *mut T,
             len,
@@ -65,6 +52,73 @@ impl<T: Zeroable> ZeroBuf<T> {
         })
     }
 }
+
+/// `len` (> 0) zeroed bytes from the system: on Unix an anonymous mapping whose pages are handed
+/// out as they are first touched (not reserved up front on Linux), so a large buffer costs nothing
+/// until used.
+#[cfg(unix)]
+fn map_zeroed(len: usize) -> Option<*mut u8> {
+    #[cfg(target_os = "linux")]
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+    #[cfg(not(target_os = "linux"))]
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+    // SAFETY: an anonymous private mapping with no address hint; checked for failure.
+    let map = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            flags,
+            -1,
+            0,
+        )
+    };
+    (map != libc::MAP_FAILED).then_some(map as *mut u8)
+}
+
+/// Hands back what [`map_zeroed`] gave.
+///
+/// # Safety
+/// `map` and `len` are those of one [`map_zeroed`] call, handed back once.
+#[cfg(unix)]
+unsafe fn unmap(map: *mut u8, len: usize) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        libc::munmap(map as *mut libc::c_void, len);
+    }
+}
+
+/// `len` (> 0) zeroed bytes from the allocator (no lazy mapping outside Unix).
+#[cfg(not(unix))]
+fn map_zeroed(len: usize) -> Option<*mut u8> {
+    let layout = std::alloc::Layout::from_size_align(len, 1).ok()?;
+    // SAFETY: a layout of non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    (!p.is_null()).then_some(p)
+}
+
+/// Hands back what [`map_zeroed`] gave.
+///
+/// # Safety
+/// `map` and `len` are those of one [`map_zeroed`] call, handed back once.
+#[cfg(not(unix))]
+unsafe fn unmap(map: *mut u8, len: usize) {
+    // SAFETY: the caller's promise: the layout of the allocation.
+    unsafe { std::alloc::dealloc(map, std::alloc::Layout::from_size_align_unchecked(len, 1)) }
+}
+
+/// Asks for transparent huge pages over `bytes` from `ptr` (Linux's `MADV_HUGEPAGE`); elsewhere
+/// the buffer keeps the system's normal pages.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    // SAFETY: advice on our own mapping; failure (no huge pages) is harmless.
+    unsafe {
+        libc::madvise(ptr as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
 
 impl<T> std::ops::Deref for ZeroBuf<T> {
     type Target = [T];
@@ -85,10 +139,8 @@ impl<T> std::ops::DerefMut for ZeroBuf<T> {
 
 impl<T> Drop for ZeroBuf<T> {
     fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once.
-        unsafe {
-            libc::munmap(self.map as *mut libc::c_void, self.map_len);
-        }
+        // SAFETY: the mapping made in `new`, handed back once.
+        unsafe { unmap(self.map, self.map_len) }
     }
 }
 
@@ -119,10 +171,17 @@ pub(crate) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// Bytes of physical memory of this machine (`MemTotal` of `/proc/meminfo`), if the system says.
+/// Bytes of physical memory of this machine (`MemTotal` of `/proc/meminfo`), if the system says:
+/// on Linux only; elsewhere `None`, and the solver's memory check is skipped.
+#[cfg(target_os = "linux")]
 pub(crate) fn physical_memory() -> Option<u128> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kb: u128 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb << 10)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn physical_memory() -> Option<u128> {
+    None
 }

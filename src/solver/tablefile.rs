@@ -22,7 +22,7 @@
 //! | 20 | 4 | reserved, 0 |
 //! | 24 | 8 | entries (a multiple of 8: the buckets one after another) |
 //! | 32 | 8 | checksum ([`super::endgame::checksum`]) of bytes 0..32, then of the payload in parts of [`PART`] bytes |
-//! | 40 | 8 per entry | payload: the raw entries ([`super::table`]) |
+//! | 40 | 8 per entry | payload: the raw entries (module `table`) |
 //!
 //! A table of another size is moved entry by entry into the solver's (a smaller one keeps the
 //! entries with the most work behind them).
