@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
+use super::json::move_json;
 use super::solve_out::bounds;
 use crate::bots::{BotView, MoveView, NetworkView};
 use crate::rules::Position;
-use crate::solver::{Analysis, move_json};
+use crate::solver::Analysis;
 
 #[derive(Serialize)]
 struct MoveJson {
@@ -84,7 +85,10 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
             n.value, n.margin
         );
         if let (Some(v), Some(sims)) = (n.searched, n.simulations) {
-            s += &format!("; after {sims} simulations, utility {v:+.3}");
+            s += &format!(
+                "; after {sims} simulations, utility {v:+.3} (margin weight {:.2})",
+                n.margin_weight
+            );
         }
         s += "\n";
     }

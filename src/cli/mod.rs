@@ -5,6 +5,7 @@ mod analyse_out;
 mod bench;
 mod bench_solver;
 mod eval;
+mod json;
 mod matches;
 mod play;
 mod progress;

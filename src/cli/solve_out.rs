@@ -2,11 +2,11 @@
 
 use serde::Serialize;
 
+use super::json::{MoveValueJson, move_json};
 use super::solve::SolveArgs;
 use super::{emit, emit_json};
 use crate::rules::Position;
 use crate::solver::request::Solved;
-use crate::solver::{MoveValueJson, move_json};
 
 #[derive(Serialize)]
 struct SolveJson {

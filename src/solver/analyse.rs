@@ -1,117 +1,20 @@
 //! The solver's public face: set-up within a memory budget, the exact value of a position and of
 //! each of its moves, stopping with proven bounds, and judging batches of positions in parallel.
 
-use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use serde::Serialize;
 
-use super::endgame::{self, BuildProgress, DbSource, Endgame, default_cache_dir};
+use super::config::{DbSize, SolverConfig, SolverError, auto_db_seeds, check_room, table_cap};
+use super::endgame::{self, DbSource, Endgame};
 use super::key::{Encoder, board_seeds};
 use super::order::{Child, expand};
-use super::search::{
-    Context, Searcher, gain_reach, in_order, keeps_parity, mtd_drive, terminal_gain, window_search,
-};
+use super::root::Root;
+use super::search::{Context, Searcher, keeps_parity, mtd_drive, terminal_gain};
 use super::table::{ENTRY_BYTES, Table, WAYS};
 use crate::rules::{Move, Position, Rules};
-
-/// How large an endgame database to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DbSize {
-    /// None at all.
-    Off,
-    /// The largest that fits three fifths of the memory budget and builds in a small share of a
-    /// solve of the game's start (18 seeds for Kalah(6,4); 26 for Kalah(6,5) and (6,6) within
-    /// the default 4.5 GiB).
-    Auto,
-    /// Every board with at most this many seeds.
-    Seeds(u32),
-}
-
-/// The default memory budget, in MiB: room for the 26-seed database of Kalah(6,5) and (6,6)
-/// (2.7 GB) and a 2.1 GB table beside it; Kalah(6,4) uses 1.1 GB of it.
-pub const DEFAULT_MEMORY_MB: usize = 4608;
-
-/// How a [`Solver`] is set up.
-#[derive(Clone, Debug)]
-pub struct SolverConfig {
-    /// Memory for the transposition table and the endgame database together, in MiB (the table
-    /// takes what the database leaves, up to a size that suits the game: 1 GiB for Kalah(6,4)).
-    pub memory_mb: usize,
-    /// Endgame database size.
-    pub db: DbSize,
-    /// Folder where endgame databases are kept; `None` builds them in memory every time.
-    pub cache_dir: Option<PathBuf>,
-    /// Use a transposition table (turn off only to check that answers do not change).
-    pub transposition: bool,
-    /// Pin values with null-window tests (MTD(f)); off, one full-window search does it.
-    pub mtd: bool,
-    /// Where a database build posts how far it has got (for a progress display).
-    pub build_progress: Option<Arc<BuildProgress>>,
-}
-
-impl Default for SolverConfig {
-    fn default() -> SolverConfig {
-        SolverConfig {
-            memory_mb: DEFAULT_MEMORY_MB,
-            db: DbSize::Auto,
-            cache_dir: default_cache_dir(),
-            transposition: true,
-            mtd: true,
-            build_progress: None,
-        }
-    }
-}
-
-/// Why a solver could not be set up.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SolverError {
-    /// The database asked for does not leave room for a table in the budget.
-    #[error(
-        "an endgame database of {seeds} seeds for {pits} pits a side needs {need_mb} MiB; the memory budget is {budget_mb} MiB"
-    )]
-    DbTooLarge {
-        seeds: u32,
-        pits: usize,
-        need_mb: u64,
-        budget_mb: usize,
-    },
-    /// The budget is below the least the solver works with.
-    #[error("a memory budget of {0} MiB is too small (at least 1 MiB)")]
-    Budget(usize),
-    /// The system refused the memory.
-    #[error("could not allocate {0} MiB for the transposition table")]
-    Alloc(usize),
-    /// The database and the table would not fit in the machine's memory.
-    #[error(
-        "the solver would take {need_mb} MiB (endgame database {db_mb} MiB, table {table_mb} MiB), more than nine tenths of this machine's {have_mb} MiB of memory: lower --memory or --db-seeds"
-    )]
-    NoRoom {
-        need_mb: u64,
-        db_mb: u64,
-        table_mb: u64,
-        have_mb: u64,
-    },
-}
-
-/// Refuses a database of `db` bytes and a table of `table` bytes that would take more than nine
-/// tenths of `physical` bytes of memory (if known): the system would hand the pages out and then
-/// kill the process when the search touched them.
-pub(crate) fn check_room(db: u128, table: u128, physical: Option<u128>) -> Result<(), SolverError> {
-    let mb = |b: u128| b.div_ceil(1 << 20) as u64;
-    match physical {
-        Some(have) if (db + table) * 10 > have * 9 => Err(SolverError::NoRoom {
-            need_mb: mb(db + table),
-            db_mb: mb(db),
-            table_mb: mb(table),
-            have_mb: (have >> 20) as u64,
-        }),
-        _ => Ok(()),
-    }
-}
 
 /// Bounds on the value of one move, as a final margin for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,8 +86,8 @@ impl Analysis {
 /// Live bounds of a solve in progress, for a progress display.
 #[derive(Debug, Default)]
 pub struct Progress {
-    moves: Mutex<Vec<MoveValue>>,
-    value: Mutex<Option<(i32, i32)>>,
+    pub(super) moves: Mutex<Vec<MoveValue>>,
+    pub(super) value: Mutex<Option<(i32, i32)>>,
 }
 
 impl Progress {
@@ -202,7 +105,7 @@ impl Progress {
         Some(value.map_or((lower, upper), |(l, u)| (l.max(lower), u.min(upper))))
     }
 
-    fn set(&self, i: usize, lower: i32, upper: i32) {
+    pub(super) fn set(&self, i: usize, lower: i32, upper: i32) {
         if let Ok(mut m) = self.moves.lock() {
             m[i].lower = lower;
             m[i].upper = upper;
@@ -232,52 +135,6 @@ pub struct Solver {
     cx: Context,
     mtd: bool,
     db_source: Option<DbSource>,
-}
-
-/// Entries a database may have for [`DbSize::Auto`] in a game of 48 seeds (Kalah(6,4)): it builds
-/// in about 5 s on two cores. Each 12 seeds more in the game allow 32 times as many: solves take
-/// far longer there, and each seed more in the database saves a third or more of the nodes
-/// (Kalah(6,5) from the start: 22 seeds 3.9 G nodes, 24 seeds 2.2 G, 25 seeds 1.5 G, 26 seeds
-/// 0.79 G; 26 seeds build in about 3 minutes; 27 would take 3.9 GB and, extrapolated, about as
-/// much time more to build as they could save).
-const AUTO_DB_ENTRIES: u128 = 90_000_000;
-
-/// The share of the memory budget [`DbSize::Auto`] gives the database, as a fraction.
-const AUTO_DB_SHARE: (u128, u128) = (3, 5);
-
-/// The database size [`DbSize::Auto`] picks for `m` pits a side and `total` seeds in the game
-/// within a memory budget of `budget` bytes: the most seeds whose database fits
-/// [`AUTO_DB_SHARE`] of the budget and [`AUTO_DB_ENTRIES`], scaled by the game.
-pub(crate) fn auto_db_seeds(m: usize, total: u32, budget: u128) -> Option<u32> {
-    let scale = 1u128 << (5 * total.saturating_sub(48) / 12).min(60);
-    let cap =
-        (budget * AUTO_DB_SHARE.0 / AUTO_DB_SHARE.1).min(AUTO_DB_ENTRIES.saturating_mul(scale));
-    (1..=total.min(endgame::MAX_DB_SEEDS))
-        .take_while(|&s| endgame::entries(m, s) <= cap)
-        .last()
-}
-
-/// The endgame database seeds [`DbSize::Auto`] picks for `rules` within `memory_mb` MiB.
-pub fn auto_db_seeds_for(rules: &Rules, memory_mb: usize) -> Option<u32> {
-    auto_db_seeds(
-        rules.pits(),
-        rules.total_seeds(),
-        memory_mb as u128 * (1 << 20),
-    )
-}
-
-/// The largest transposition table worth having for a game of `total` seeds: 1 GiB for 48 seeds
-/// (Kalah(6,4)), twice as much for each 6 seeds more, half for each 6 fewer. Every lookup in a
-/// larger table is slower (more of its pages miss the address translation caches), and a game
-/// that does not fill it gains nothing: Kalah(6,4) with a 1.96 GB table searched the same nodes
-/// 10-40 % slower than with 1 GiB.
-pub(crate) fn table_cap(total: u32) -> u128 {
-    let steps = (total as i32 - 48).div_euclid(6).clamp(-10, 10);
-    if steps >= 0 {
-        (1u128 << 30) << steps
-    } else {
-        (1u128 << 30) >> -steps
-    }
 }
 
 impl Solver {
@@ -533,291 +390,5 @@ pub(crate) fn pie_state(pos: &Position) -> u8 {
         1
     } else {
         0
-    }
-}
-
-/// Serialisable form of a move value for JSON output: `"pit"` is the pit number or `"swap"`.
-#[derive(Clone, Debug, Serialize)]
-pub struct MoveValueJson {
-    /// Pit number, or `"swap"`.
-    pub pit: serde_json::Value,
-    /// Exact value, or null if only bounded.
-    pub value: Option<i32>,
-    /// Lower bound.
-    pub lower: i32,
-    /// Upper bound.
-    pub upper: i32,
-}
-
-impl From<&MoveValue> for MoveValueJson {
-    fn from(m: &MoveValue) -> MoveValueJson {
-        MoveValueJson {
-            pit: move_json(m.mv),
-            value: m.value(),
-            lower: m.lower,
-            upper: m.upper,
-        }
-    }
-}
-
-/// A move as JSON: the pit number, or `"swap"`.
-pub fn move_json(mv: Move) -> serde_json::Value {
-    match mv {
-        Move::Pit(p) => serde_json::Value::from(p),
-        Move::Swap => serde_json::Value::from("swap"),
-    }
-}
-
-/// The moves of the position being analysed, with the bounds proven on each (in the root
-/// player's store-difference gain, see [`super::search`]).
-struct Root<'a> {
-    cx: &'a Context,
-    kids: Vec<Child>,
-    /// Bounds on the gain through each move.
-    bounds: Mutex<Vec<(i32, i32)>>,
-    progress: Option<&'a Progress>,
-    /// The root player's store difference now.
-    base: i32,
-    /// Gains have the parity of this many seeds (the seeds on the board), if the rules keep it.
-    parity: Option<i32>,
-    /// Each move's place in the static search order (extra turns, then captures).
-    rank: Vec<usize>,
-}
-
-impl<'a> Root<'a> {
-    fn new(
-        cx: &'a Context,
-        kids: Vec<Child>,
-        progress: Option<&'a Progress>,
-        base: i32,
-        parity: Option<i32>,
-    ) -> Root<'a> {
-        let bounds: Vec<(i32, i32)> = kids
-            .iter()
-            .map(|k| {
-                if k.over {
-                    let g = k.through(terminal_gain(&k.pos));
-                    (g, g)
-                } else {
-                    let r = gain_reach(k.seeds, k.pie, cx.total);
-                    (k.delta - r, k.delta + r)
-                }
-            })
-            .collect();
-        let mut ordered = kids.clone();
-        super::order::order(&mut ordered, super::table::NO_MOVE);
-        let rank = kids
-            .iter()
-            .map(|k| ordered.iter().position(|o| o.mv == k.mv).unwrap_or(0))
-            .collect();
-        let root = Root {
-            cx,
-            kids,
-            bounds: Mutex::new(bounds),
-            progress,
-            base,
-            parity,
-            rank,
-        };
-        if let Some(p) = progress
-            && let Ok(mut m) = p.moves.lock()
-        {
-            *m = root.moves();
-        }
-        root
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(i32, i32)>> {
-        self.bounds.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Bounds on the position's gain: the best of its moves'.
-    fn bounds(&self) -> (i32, i32) {
-        let b = self.lock();
-        let lo = b
-            .iter()
-            .map(|x| x.0)
-            .max()
-            .expect("a position not over has a move");
-        let hi = b
-            .iter()
-            .map(|x| x.1)
-            .max()
-            .expect("a position not over has a move");
-        (lo, hi)
-    }
-
-    /// Narrows move `i`'s bounds to `lo..=hi` (intersected with what is known).
-    fn narrow(&self, i: usize, lo: i32, hi: i32) {
-        // Round fail-soft bounds onto the values the gain can take.
-        let odd = |x: i32| self.parity.is_some_and(|b| (x - b).rem_euclid(2) != 0);
-        let lo = if lo != i32::MIN && odd(lo) {
-            lo + 1
-        } else {
-            lo
-        };
-        let hi = if hi != i32::MAX && odd(hi) {
-            hi - 1
-        } else {
-            hi
-        };
-        let (l, h) = {
-            let mut b = self.lock();
-            b[i].0 = b[i].0.max(lo);
-            b[i].1 = b[i].1.min(hi);
-            b[i]
-        };
-        if let Some(p) = self.progress {
-            p.set(i, self.base + l, self.base + h);
-        }
-    }
-
-    /// Posts bounds on the position's value.
-    fn post_value(&self, lo: i32, hi: i32) {
-        if let Some(p) = self.progress
-            && let Ok(mut v) = p.value.lock()
-        {
-            *v = Some((self.base + lo, self.base + hi));
-        }
-    }
-
-    /// Every move with its bounds, as values of the game.
-    fn moves(&self) -> Vec<MoveValue> {
-        let b = self.lock();
-        self.kids
-            .iter()
-            .zip(b.iter())
-            .map(|(k, &(lo, hi))| MoveValue {
-                mv: k.to_move(),
-                lower: self.base + lo,
-                upper: self.base + hi,
-            })
-            .collect()
-    }
-
-    /// A null-window search of move `k` for "the gain through it is at least `t`": the
-    /// fail-soft gain through it (a lower bound if `>= t`, else an upper bound), `None` if
-    /// stopped.
-    fn probe(
-        &self,
-        k: &Child,
-        t: i32,
-        deadline: Option<Instant>,
-        cancel: &[&AtomicBool],
-    ) -> Option<i32> {
-        let w = k.window((t - 1, t));
-        window_search(self.cx, &k.pos, k.pie, w, deadline, cancel).map(|r| k.through(r))
-    }
-
-    /// The null-window test "the position's gain is at least `t`": the most promising move first,
-    /// then, if it falls short, the others shared among the threads; once one move reaches `t`
-    /// the others stop. The fail-soft result (a lower bound if `>= t`, else an upper bound),
-    /// `None` if stopped.
-    fn test(&self, t: i32, deadline: Option<Instant>) -> Option<i32> {
-        // Moves not yet known to stay below `t`, those that reached furthest first.
-        let todo: Vec<usize> = {
-            let b = self.lock();
-            if let Some(lo) = b.iter().map(|x| x.0).filter(|&lo| lo >= t).max() {
-                return Some(lo);
-            }
-            let mut todo: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].1 >= t).collect();
-            todo.sort_by_key(|&i| (std::cmp::Reverse(b[i].0), self.rank[i]));
-            todo
-        };
-        let found = AtomicBool::new(false);
-        let stopped = AtomicBool::new(false);
-        let go = |n: usize| {
-            if found.load(Ordering::Relaxed) {
-                return false;
-            }
-            let i = todo[n];
-            match self.probe(&self.kids[i], t, deadline, &[&found]) {
-                Some(v) if v >= t => {
-                    self.narrow(i, v, i32::MAX);
-                    found.store(true, Ordering::Relaxed);
-                    false
-                }
-                Some(v) => {
-                    self.narrow(i, i32::MIN, v);
-                    true
-                }
-                None => {
-                    if !found.load(Ordering::Relaxed) {
-                        stopped.store(true, Ordering::Relaxed);
-                    }
-                    false
-                }
-            }
-        };
-        // The most promising move alone (its own moves shared among the threads), the others
-        // in parallel only if it falls short: a second thread on a sibling from the start mostly
-        // works for nothing, since a lower-bound test needs one move.
-        if !todo.is_empty() && go(0) && todo.len() > 1 {
-            in_order(todo.len() - 1, |n| go(n + 1));
-        }
-        let (lo, hi) = self.bounds();
-        if found.load(Ordering::Relaxed) {
-            Some(lo)
-        } else if stopped.load(Ordering::Relaxed) {
-            None
-        } else {
-            Some(hi)
-        }
-    }
-
-    /// Tells which moves keep the gain `v` (the position's, proven): one null-window test each.
-    fn optimal(&self, v: i32, deadline: Option<Instant>) {
-        let open: Vec<usize> = {
-            let b = self.lock();
-            (0..self.kids.len())
-                .filter(|&i| b[i].0 < v && b[i].1 >= v)
-                .collect()
-        };
-        in_order(open.len(), |n| {
-            let i = open[n];
-            match self.probe(&self.kids[i], v, deadline, &[]) {
-                Some(r) if r >= v => self.narrow(i, r, i32::MAX),
-                Some(r) => self.narrow(i, i32::MIN, r),
-                None => return false,
-            }
-            true
-        });
-    }
-
-    /// Works out the exact gain through every move (the moves in parallel, best first), within
-    /// the bounds already proven.
-    fn settle(&self, deadline: Option<Instant>, mtd: bool) {
-        let open: Vec<usize> = {
-            let b = self.lock();
-            let mut open: Vec<usize> = (0..self.kids.len()).filter(|&i| b[i].0 < b[i].1).collect();
-            open.sort_by_key(|&i| std::cmp::Reverse(b[i].1));
-            open
-        };
-        in_order(open.len(), |n| {
-            let i = open[n];
-            let k = &self.kids[i];
-            let (lo, hi) = self.lock()[i];
-            // In the child's own gain, for its player to move.
-            let (clo, chi) = k.window((lo, hi));
-            let (l, h) = if mtd {
-                let guess = Searcher::new(self.cx, deadline)
-                    .guess(&k.pos, k.pie)
-                    .clamp(clo, chi);
-                let mut report = |l: i32, h: i32| {
-                    let (a, z) = k.through_bounds((l, h));
-                    self.narrow(i, a, z);
-                };
-                let parity = self.cx.parity.then_some(k.seeds);
-                let cx = self.cx;
-                mtd_drive(parity, (clo, chi), guess, &mut report, &mut |t| {
-                    window_search(cx, &k.pos, k.pie, (t - 1, t), deadline, &[])
-                })
-            } else {
-                Searcher::new(self.cx, deadline).exact(&k.pos, k.pie, (clo, chi))
-            };
-            let (a, z) = k.through_bounds((l, h));
-            self.narrow(i, a, z);
-            l == h
-        });
     }
 }

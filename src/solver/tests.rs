@@ -286,7 +286,7 @@ fn a_database_that_does_not_fit_the_budget_is_refused_with_the_numbers() {
 
 #[test]
 fn a_solver_larger_than_the_machine_is_refused_before_it_is_built() {
-    use super::analyse::check_room;
+    use super::config::check_room;
     let gib = |g: u128| g << 30;
     // The default set-up for Kalah(6,5): 2.7 GB of database and a 2 GiB table.
     assert!(check_room(2_707_475_148, gib(2), Some(gib(24))).is_ok());
@@ -364,7 +364,7 @@ fn value_only_optimal_and_every_analyses_agree_with_plain_negamax() {
 
 #[test]
 fn the_automatic_database_grows_with_the_game_within_the_budget() {
-    use super::analyse::auto_db_seeds;
+    use super::config::auto_db_seeds;
     let gb = |g: u128| g << 30;
     // Kalah(6,4) builds in seconds; the longer solves of (6,5) and (6,6) get a larger database.
     assert_eq!(auto_db_seeds(6, 48, gb(5)), Some(18));
