@@ -413,12 +413,18 @@ impl Trainer {
             log.scalar("optim/lr", lr_now, step);
         }
         let mut msg = format!(
-            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3} m {:.4}  1st wins {:.0}%",
+            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3} m {:.4}  exact {:.0}%",
             losses.policy / n,
             losses.value / n,
             losses.margin / n,
-            100.0 * st.results[0] as f64 / st.games.max(1) as f64
+            100.0 * st.exact_positions as f64 / st.positions.max(1) as f64
         );
+        if st.games > 0 {
+            msg.push_str(&format!(
+                "  1st wins {:.0}%",
+                100.0 * st.results[0] as f64 / st.games as f64
+            ));
+        }
 
         let every = self.cfg.eval.every;
         let due = (every > 0 && it.is_multiple_of(every)) || it == self.cfg.run.iterations;
