@@ -24,7 +24,7 @@ pub enum DbSize {
 /// (2.7 GB) and a 2.1 GB table beside it; Kalah(6,4) uses 1.1 GB of it.
 pub const DEFAULT_MEMORY_MB: usize = 4608;
 
-/// How a [`Solver`] is set up.
+/// How a [`Solver`](super::Solver) is set up.
 #[derive(Clone, Debug)]
 pub struct SolverConfig {
     /// Memory for the transposition table and the endgame database together, in MiB (the table
