@@ -243,7 +243,7 @@ impl Session {
         let list: Vec<String> = moves
             .iter()
             .map(|m| {
-                let mut s = format!("{} {:.0}%", move_name(m.mv), 100.0 * m.prior.unwrap_or(0.0));
+                let mut s = format!("{} {:.1}%", move_name(m.mv), 100.0 * m.prior.unwrap_or(0.0));
                 if let Some(visits) = m.visits {
                     s += &format!(" ({visits} visits)");
                 }
