@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use kalaha::bots::{Bot, BotSpec, game_rng};
+use kalaha::bots::{Bot, BotContext, BotSpec, game_rng};
 use kalaha::rules::{Position, RulesSpec};
 use kalaha::solver::{DbSize, Detail, Solver, SolverConfig};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
@@ -26,7 +26,15 @@ use crate::rules::value_error;
 pub struct PyBot {
     spec: BotSpec,
     seed: Option<u64>,
-    state: Mutex<(Box<dyn Bot>, SmallRng)>,
+    state: Mutex<BotState>,
+}
+
+/// The bot prepared for the rules of the last position it was asked about, the context that
+/// holds what it needs (a solver), and its random stream.
+struct BotState {
+    ctx: BotContext,
+    bot: Option<(RulesSpec, Box<dyn Bot>)>,
+    rng: SmallRng,
 }
 
 #[pymethods]
@@ -42,7 +50,11 @@ impl PyBot {
         let spec: BotSpec = spec.parse().map_err(value_error)?;
         let rng = game_rng(seed.unwrap_or_else(rand::random), 0);
         Ok(PyBot {
-            state: Mutex::new((spec.build(), rng)),
+            state: Mutex::new(BotState {
+                ctx: BotContext::new(),
+                bot: None,
+                rng,
+            }),
             spec,
             seed,
         })
@@ -108,8 +120,17 @@ impl PyBot {
         }
         py.detach(|| {
             let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            let (bot, rng) = &mut *guard;
-            Ok(bot.choose(pos, rng))
+            let st = &mut *guard;
+            let rules = pos.rules().spec();
+            if st.bot.as_ref().is_none_or(|(r, _)| *r != rules) {
+                let player = st
+                    .ctx
+                    .prepare(&self.spec, pos.rules())
+                    .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+                st.bot = Some((rules, player.build()));
+            }
+            let (_, bot) = st.bot.as_mut().expect("prepared above");
+            Ok(bot.choose(pos, &mut st.rng))
         })
     }
 }

@@ -216,27 +216,6 @@ impl fmt::Display for BotSpec {
     }
 }
 
-impl BotSpec {
-    /// A fresh player for one game, for callers without a [`BotContext`] (the Python binding):
-    /// a `solver` bot sets up a solver of its own on its first move. Prefer
-    /// [`BotContext::prepare`], which shares one solver and reports set-up errors.
-    ///
-    /// # Panics
-    /// For a `policy:` bot, which needs its network loaded by [`BotContext::prepare`]; and, on a
-    /// `solver` bot's first move, where its solver cannot be set up.
-    pub fn build(&self) -> Box<dyn Bot> {
-        match self {
-            BotSpec::Random => Box::new(RandomBot),
-            BotSpec::Greedy => Box::new(Greedy),
-            BotSpec::Solver => Box::new(SolverBot::new()),
-            BotSpec::Minimax(d) => Box::new(Minimax::new(*d)),
-            BotSpec::Mcts(n) => Box::new(Mcts::new(*n)),
-            #[cfg(feature = "train")]
-            BotSpec::Policy { .. } => panic!("{self} needs its network: use BotContext::prepare"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

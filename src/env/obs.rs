@@ -35,6 +35,15 @@ pub const fn onehot_dim(pits: usize) -> usize {
     obs_dim(pits) + 2 * pits * count_bins(pits)
 }
 
+/// Floats per action in [`encode_lookahead`]'s one-move lookahead.
+pub const LOOKAHEAD_FEATURES: usize = 6;
+
+/// Length of [`encode_lookahead`]'s output for `pits` pits per side: [`onehot_dim`] and
+/// [`LOOKAHEAD_FEATURES`] per action.
+pub const fn lookahead_dim(pits: usize) -> usize {
+    onehot_dim(pits) + LOOKAHEAD_FEATURES * action_count(pits)
+}
+
 /// Number of actions for `pits` pits per side: one per pit plus the pie answer, `pits + 1`.
 pub const fn action_count(pits: usize) -> usize {
     pits + 1
@@ -79,6 +88,40 @@ pub fn encode_onehot(pos: &Position, out: &mut [f32]) {
     let nb = count_bins(m);
     for (j, &c) in pos.row(me).iter().chain(pos.row(me.other())).enumerate() {
         bins[j * nb + (c as usize).min(nb - 1)] = 1.0;
+    }
+}
+
+/// Writes [`encode_onehot`]'s floats followed by what each action does at once, in action order,
+/// [`LOOKAHEAD_FEATURES`] floats each: legal (1/0), an extra turn, the game ends, the mover's
+/// store gain, seeds captured, and the seeds that leave the mover's row for the opponent's, the
+/// counts divided by `2mn` (all 0 for an illegal action). A network reads in one layer what the
+/// rules core computes in a few nanoseconds: where each sowing ends.
+pub fn encode_lookahead(pos: &Position, out: &mut [f32]) {
+    let m = pos.rules().pits();
+    assert_eq!(out.len(), lookahead_dim(m), "observation buffer length");
+    let (head, moves) = out.split_at_mut(onehot_dim(m));
+    encode_onehot(pos, head);
+    moves.fill(0.0);
+    let scale = 1.0 / pos.rules().total_seeds() as f32;
+    let me = pos.to_move();
+    let (store, mine) = (pos.store(me) as f32, pos.row_sum(me) as f32);
+    for mv in pos.legal_moves().iter() {
+        let f = &mut moves[mv.action(m) * LOOKAHEAD_FEATURES..][..LOOKAHEAD_FEATURES];
+        f[0] = 1.0;
+        if mv == crate::rules::Move::Swap {
+            continue;
+        }
+        let Ok((next, o)) = pos.after(mv) else {
+            continue;
+        };
+        f[1] = o.extra_turn as u8 as f32;
+        f[2] = o.game_over as u8 as f32;
+        f[3] = (next.store(me) as f32 - store) * scale;
+        f[4] = o.captured as f32 * scale;
+        if !o.game_over {
+            let stays = next.row_sum(me) as f32 + next.store(me) as f32 - store;
+            f[5] = (mine - stays).max(0.0) * scale;
+        }
     }
 }
 
@@ -134,6 +177,33 @@ mod tests {
             assert_eq!(row.iter().sum::<f32>(), 1.0);
             assert_eq!(row[want], 1.0, "pit {j}");
         }
+    }
+
+    #[test]
+    fn lookahead_says_what_each_move_does() {
+        let rules = Rules::kalah64();
+        // South to move: pit 3 (4 seeds) ends in the store; pit 1 (1 seed) lands in the empty pit
+        // 2 and captures the 4 seeds facing it.
+        let pos: Position = "1,0,4,4,4,4,6/4,4,4,4,4,4,1 s"
+            .parse::<Setup>()
+            .unwrap()
+            .position(&rules)
+            .unwrap();
+        let mut o = vec![0.0; lookahead_dim(6)];
+        encode_lookahead(&pos, &mut o);
+        let f = |a: usize| {
+            let x = &o[onehot_dim(6) + a * LOOKAHEAD_FEATURES..][..LOOKAHEAD_FEATURES];
+            x.iter()
+                .map(|v| (v * 48.0).round() / 48.0)
+                .collect::<Vec<f32>>()
+        };
+        assert_eq!(f(1), [0.0; 6], "pit 2 is empty");
+        assert_eq!(f(2)[..3], [1.0, 1.0, 0.0], "pit 3 ends in the store");
+        assert_eq!(f(2)[3], 1.0 / 48.0);
+        assert_eq!(f(0)[..3], [1.0, 0.0, 0.0]);
+        assert_eq!(f(0)[3], 5.0 / 48.0, "the capture goes to the store");
+        assert_eq!(f(0)[4], 5.0 / 48.0);
+        assert_eq!(f(6), [0.0; 6], "no pie answer without the pie rule");
     }
 
     #[test]

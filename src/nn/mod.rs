@@ -47,6 +47,8 @@ pub enum Input {
     Counts,
     /// The environment's observation and one-hot pit counts, [`obs::encode_onehot`].
     Onehot,
+    /// `onehot` and what each move does at once, [`obs::encode_lookahead`].
+    Lookahead,
 }
 
 impl Input {
@@ -56,6 +58,7 @@ impl Input {
             Input::Legacy => 2 * pits + 3,
             Input::Counts => obs::obs_dim(pits),
             Input::Onehot => obs::onehot_dim(pits),
+            Input::Lookahead => obs::lookahead_dim(pits),
         }
     }
 
@@ -66,6 +69,7 @@ impl Input {
             Input::Legacy => encode_legacy(pos, out),
             Input::Counts => obs::encode(pos, out),
             Input::Onehot => obs::encode_onehot(pos, out),
+            Input::Lookahead => obs::encode_lookahead(pos, out),
         }
     }
 

@@ -204,8 +204,8 @@ impl TrainConfig {
         self.rules.build()
     }
 
-    /// The evaluation opponents, ready to play under the config's rules (a fresh
-    /// [`BotContext`]: a network or solver among them is loaded again at each call).
+    /// The evaluation opponents, ready to play under the config's rules (loaded through a fresh
+    /// [`BotContext`]: call once per run).
     pub fn opponents(&self) -> anyhow::Result<Vec<Player>> {
         BotContext::new().prepare_all(&self.opponent_specs()?, &self.rules()?)
     }
@@ -338,7 +338,7 @@ impl TrainConfig {
         check(
             self.network.input != crate::nn::Input::Legacy,
             "network.input",
-            "must be counts or onehot (legacy only reads old checkpoints)",
+            "must be counts, onehot or lookahead (legacy only reads old checkpoints)",
         )?;
         let b = &self.replay;
         check(b.capacity >= 1, "replay.capacity", "must be at least 1")?;

@@ -88,6 +88,8 @@ pub struct Trainer {
     /// meanwhile (solving a few hundred Kalah(6,4) positions takes minutes); evaluations before
     /// it is ready skip the solver, the last one waits for it.
     judge_build: Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>>,
+    /// The evaluation opponents, prepared once (a network or solver among them loaded at start).
+    opponents: Vec<crate::bots::Player>,
 }
 
 impl Trainer {
@@ -186,7 +188,9 @@ impl Trainer {
             _ => None,
         };
         let oracle = if exact { None } else { oracle };
+        let opponents = cfg.opponents()?;
         let mut trainer = Trainer {
+            opponents,
             labeller,
             selfplay: SelfPlay::new(
                 &rules,
@@ -474,11 +478,10 @@ impl Trainer {
 
     /// Plays the evaluation games with the current network.
     pub fn evaluate(&mut self) -> anyhow::Result<Evaluation> {
-        let opponents = self.cfg.opponents()?;
         let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
         let games = eval::play_vs_bots(
             &self.rules,
-            &opponents,
+            &self.opponents,
             self.cfg.eval.games,
             &mut ev,
             self.cfg.run.seed ^ 0xE7A1,
