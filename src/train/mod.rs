@@ -32,7 +32,7 @@ use crate::nn::{Net, NetEvaluator};
 use crate::rules::Rules;
 pub use checkpoint::{Evaluation, Meta};
 pub use config::TrainConfig;
-use selfplay::{Replay, Sample, SelfPlay};
+use selfplay::{Replay, Sample, SelfPlay, SelfPlayStats};
 use tb::TbLog;
 
 /// The burn device a config names (`cpu` or `cuda`), without autodiff.
@@ -100,94 +100,13 @@ impl Trainer {
         let device = device(&cfg.run.device)?;
         let train_device = device.clone().autodiff();
         let checkpoint_dir = cfg.run.checkpoint_dir.join(&cfg.run.name);
-        let exists = checkpoint_dir.join("meta.json").exists();
-        let optim = AdamWConfig::new()
-            .with_weight_decay(cfg.optim.weight_decay)
-            .init();
-        let mut state = None;
-        let (model, optim, meta) = if resume {
-            if !exists {
-                bail!("--resume: no checkpoint at {}", checkpoint_dir.display());
-            }
-            let (net, mut meta) = checkpoint::load_net(&checkpoint_dir, &train_device)?;
-            checkpoint::check_compatible(&meta, &rules, &cfg.network, &checkpoint_dir)?;
-            let changed = checkpoint::changed_keys(&meta.config, &cfg);
-            if !changed.is_empty() {
-                bail!(
-                    "--resume: the config differs from the checkpoint's in {} (only run.iterations, run.checkpoint_every, run.device, the folders and eval.* may change)",
-                    changed.join(", ")
-                );
-            }
-            let optim = checkpoint::load_optim(&checkpoint_dir, &meta, optim)?;
-            state = checkpoint::load_state(&checkpoint_dir, &meta)?;
-            meta.config = cfg.clone();
-            (net, optim, meta)
-        } else {
-            if exists {
-                bail!(
-                    "a checkpoint already exists at {}: pass --resume to continue it, or choose another run.name",
-                    checkpoint_dir.display()
-                );
-            }
-            train_device.seed(cfg.run.seed);
-            let net = Net::new(&cfg.network, rules.pits(), &train_device);
-            let meta = Meta {
-                format: checkpoint::FORMAT.to_string(),
-                rules: rules.spec(),
-                network: cfg.network,
-                config: cfg.clone(),
-                iteration: 0,
-                step: 0,
-                positions: 0,
-                games: 0,
-                seconds: 0.0,
-                evaluations: Vec::new(),
-                files: checkpoint::Files::default(),
-            };
-            (net, optim, meta)
-        };
+        let start = start_or_resume(&cfg, &rules, &train_device, &checkpoint_dir, resume)?;
         let log_dir = cfg.run.experiment_dir.join(&cfg.run.name);
         std::fs::create_dir_all(&log_dir)
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
-        let judge_build = (cfg.eval.solver_positions > 0).then(|| {
-            let (n, seed) = (cfg.eval.solver_positions, judge::JUDGE_SEED);
-            let cache = cfg.run.checkpoint_dir.join("judge");
-            std::thread::spawn(move || {
-                // A pool of one thread: the solver's parallel loops must not hold up self-play's.
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-                pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache))
-            })
-        });
-        let oracle = (cfg.selfplay.endgame_db_seeds > 0).then(|| {
-            let cache = crate::solver::default_cache_dir();
-            crate::solver::EndgameOracle::load_or_build(
-                &rules,
-                cfg.selfplay.endgame_db_seeds,
-                cache.as_deref(),
-                None,
-            )
-            .0
-        });
-        let oracle = oracle.map(std::sync::Arc::new);
-        let exact = cfg.selfplay.labels == config::Labels::Exact;
-        let labeller = match &oracle {
-            Some(o) if exact || cfg.selfplay.exact_share > 0.0 => {
-                let t = cfg.selfplay.label_time_limit;
-                let solver = if exact && t > 0.0 {
-                    let s = crate::solver::Solver::new(
-                        &rules,
-                        &crate::solver::SolverConfig::default(),
-                    )?;
-                    Some((s, std::time::Duration::from_secs_f64(t)))
-                } else {
-                    None
-                };
-                Some(labelled::Labeller::new(&rules, o.clone(), solver))
-            }
-            _ => None,
-        };
-        let oracle = if exact { None } else { oracle };
+        let judge_build = spawn_judge(&cfg, &rules);
+        let (oracle, labeller) = data_sources(&cfg, &rules)?;
         let opponents = cfg.opponents()?;
         let mut trainer = Trainer {
             opponents,
@@ -196,7 +115,7 @@ impl Trainer {
                 &rules,
                 cfg.selfplay.games,
                 cfg.selfplay.opening_random_moves,
-                cfg.run.seed ^ meta.iteration as u64,
+                cfg.run.seed ^ start.meta.iteration as u64,
                 oracle,
                 cfg.selfplay.targets,
             )?,
@@ -205,15 +124,15 @@ impl Trainer {
             rules,
             device,
             train_device,
-            model,
-            optim,
-            meta,
+            model: start.net,
+            optim: start.optim,
+            meta: start.meta,
             checkpoint_dir,
             log,
             judge: None,
             judge_build,
         };
-        if let Some(bytes) = state {
+        if let Some(bytes) = start.state {
             trainer.load_state(&bytes).with_context(|| {
                 format!(
                     "--resume: the run state of {} is unreadable",
@@ -317,9 +236,36 @@ impl Trainer {
     fn iteration(&mut self, stop: &AtomicBool) -> anyhow::Result<String> {
         let it = self.meta.iteration + 1;
         let seed = self.cfg.run.seed ^ (it as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-
-        // Self-play with the current network.
         let t = Instant::now();
+        let (st, evaluated) = self.generate(seed, stop);
+        let sp_secs = t.elapsed().as_secs_f64().max(1e-9);
+        self.meta.positions += st.positions;
+        self.meta.games += st.games;
+        let t = Instant::now();
+        let (losses, steps) = self.learn(seed, stop);
+        let train_secs = t.elapsed().as_secs_f64().max(1e-9);
+        self.meta.iteration = it;
+        let rates = [
+            st.positions as f64 / sp_secs,
+            evaluated as f64 / sp_secs,
+            steps as f64 * self.cfg.optim.batch_size as f64 / train_secs,
+        ];
+        let mut msg = self.log_iteration(&st, &losses, steps, rates);
+        let every = self.cfg.eval.every;
+        let due = (every > 0 && it.is_multiple_of(every)) || it == self.cfg.run.iterations;
+        if due && !stop.load(Ordering::Relaxed) {
+            let e = self.evaluate()?;
+            msg.push_str(&self.log_evaluation(&e));
+            self.meta.evaluations.push(e);
+        }
+        self.log.flush();
+        Ok(msg)
+    }
+
+    /// New samples into the replay buffer: self-play with the current network (and labelled
+    /// database positions with `exact_share`), or exact labels alone; the statistics and the
+    /// network evaluations made.
+    fn generate(&mut self, seed: u64, stop: &AtomicBool) -> (SelfPlayStats, u64) {
         let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
         let n = self.cfg.selfplay.positions_per_iteration;
         let exact_only = self.cfg.selfplay.labels == config::Labels::Exact;
@@ -341,72 +287,72 @@ impl Trainer {
             st.positions += more.positions;
             st.exact_positions += more.exact_positions;
         }
-        let sp_secs = t.elapsed().as_secs_f64().max(1e-9);
-        self.meta.positions += st.positions;
-        self.meta.games += st.games;
+        (st, ev.evaluated)
+    }
 
-        // Learning.
-        let t = Instant::now();
+    /// The iteration's gradient steps on uniform batches from the buffer (none until it holds
+    /// `replay.min_size`): the summed losses and the steps taken.
+    fn learn(&mut self, seed: u64, stop: &AtomicBool) -> (Losses, u32) {
         let mut losses = Losses::default();
         let mut steps = 0u32;
-        if self.replay.len() >= self.cfg.replay.min_size.max(1) {
-            let mut rng = SmallRng::seed_from_u64(seed);
-            for _ in 0..self.cfg.optim.steps_per_iteration {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let batch = self.replay.batch(self.cfg.optim.batch_size, &mut rng);
-                let lr = self.lr(self.meta.step);
-                let l = self.train_step(&batch, lr);
-                losses.policy += l.policy;
-                losses.value += l.value;
-                losses.margin += l.margin;
-                losses.entropy += l.entropy;
-                steps += 1;
-                self.meta.step += 1;
-            }
+        if self.replay.len() < self.cfg.replay.min_size.max(1) {
+            return (losses, 0);
         }
-        let train_secs = t.elapsed().as_secs_f64().max(1e-9);
-        let n = steps.max(1) as f64;
-        let samples = steps as f64 * self.cfg.optim.batch_size as f64;
-        self.meta.iteration = it;
+        let mut rng = SmallRng::seed_from_u64(seed);
+        for _ in 0..self.cfg.optim.steps_per_iteration {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let batch = self.replay.batch(self.cfg.optim.batch_size, &mut rng);
+            let lr = self.lr(self.meta.step);
+            let l = self.train_step(&batch, lr);
+            losses.policy += l.policy;
+            losses.value += l.value;
+            losses.margin += l.margin;
+            losses.entropy += l.entropy;
+            steps += 1;
+            self.meta.step += 1;
+        }
+        (losses, steps)
+    }
 
-        let pos_rate = st.positions as f64 / sp_secs;
-        let eval_rate = ev.evaluated as f64 / sp_secs;
-        let sample_rate = samples / train_secs;
-        let step = it as u64;
+    /// Logs an iteration's throughput (`[positions, evaluations, samples]` a second), self-play
+    /// and losses to TensorBoard; its progress line.
+    fn log_iteration(
+        &mut self,
+        st: &SelfPlayStats,
+        losses: &Losses,
+        steps: u32,
+        rates: [f64; 3],
+    ) -> String {
+        let step = self.meta.iteration as u64;
+        let n = steps.max(1) as f64;
+        let share = |x: u64, of: u64| x as f64 / of.max(1) as f64;
         let lr_now = self.lr(self.meta.step);
         let log = &mut self.log;
-        log.scalar("throughput/positions_per_sec", pos_rate, step);
-        log.scalar("throughput/evals_per_sec", eval_rate, step);
-        log.scalar("throughput/samples_per_sec", sample_rate, step);
+        log.scalar("throughput/positions_per_sec", rates[0], step);
+        log.scalar("throughput/evals_per_sec", rates[1], step);
+        log.scalar("throughput/samples_per_sec", rates[2], step);
         log.scalar("selfplay/games", st.games as f64, step);
         log.scalar(
             "selfplay/exact_share",
-            st.exact_positions as f64 / st.positions.max(1) as f64,
+            share(st.exact_positions, st.positions),
             step,
         );
         log.scalar(
             "selfplay/exploratory_share",
-            st.exploratory as f64 / st.positions.max(1) as f64,
+            share(st.exploratory, st.positions),
             step,
         );
         if st.games > 0 {
-            log.scalar(
-                "selfplay/game_length",
-                st.game_moves as f64 / st.games as f64,
-                step,
-            );
+            let g = st.games;
+            log.scalar("selfplay/game_length", share(st.game_moves, g), step);
             log.scalar(
                 "selfplay/first_player_win_rate",
-                st.results[0] as f64 / st.games as f64,
+                share(st.results[0], g),
                 step,
             );
-            log.scalar(
-                "selfplay/draw_rate",
-                st.results[2] as f64 / st.games as f64,
-                step,
-            );
+            log.scalar("selfplay/draw_rate", share(st.results[2], g), step);
         }
         log.scalar("replay/size", self.replay.len() as f64, step);
         if steps > 0 {
@@ -417,63 +363,62 @@ impl Trainer {
             log.scalar("optim/lr", lr_now, step);
         }
         let mut msg = format!(
-            "pos/s {pos_rate:.0}  evals/s {eval_rate:.0}  samples/s {sample_rate:.0}  loss p {:.3} v {:.3} m {:.4}  exact {:.0}%",
+            "pos/s {:.0}  evals/s {:.0}  samples/s {:.0}  loss p {:.3} v {:.3} m {:.4}  exact {:.0}%",
+            rates[0],
+            rates[1],
+            rates[2],
             losses.policy / n,
             losses.value / n,
             losses.margin / n,
-            100.0 * st.exact_positions as f64 / st.positions.max(1) as f64
+            100.0 * share(st.exact_positions, st.positions)
         );
         if st.games > 0 {
             msg.push_str(&format!(
                 "  1st wins {:.0}%",
-                100.0 * st.results[0] as f64 / st.games as f64
+                100.0 * share(st.results[0], st.games)
             ));
         }
+        msg
+    }
 
-        let every = self.cfg.eval.every;
-        let due = (every > 0 && it.is_multiple_of(every)) || it == self.cfg.run.iterations;
-        if due && !stop.load(Ordering::Relaxed) {
-            let e = self.evaluate()?;
-            for r in &e.games {
-                let tag = format!("eval/{}/{}", r.opponent, r.seat.name());
-                self.log
-                    .scalar(&format!("{tag}/win_rate"), r.win_rate(), step);
-                self.log
-                    .scalar(&format!("{tag}/mean_margin"), r.mean_margin, step);
-            }
-            for pair in e.games.chunks(2) {
-                let w = pair.iter().map(|r| r.wins).sum::<u32>() as f64;
-                let g = pair.iter().map(|r| r.games).sum::<u32>().max(1) as f64;
-                self.log
-                    .scalar(&format!("eval/{}/win_rate", pair[0].opponent), w / g, step);
-                msg.push_str(&format!("  vs {} {:.0}%", pair[0].opponent, 100.0 * w / g));
-            }
-            if let Some(j) = &e.solver {
-                self.log
-                    .scalar("eval/solver/optimal_rate", j.optimal_rate, step);
-                self.log.scalar("eval/solver/std_err", j.std_err, step);
-                self.log.scalar("eval/solver/mean_loss", j.mean_loss, step);
-                self.log
-                    .scalar("eval/solver/inside_db", j.inside_db.optimal_rate, step);
-                self.log
-                    .scalar("eval/solver/outside_db", j.outside_db.optimal_rate, step);
-                for (name, r) in &j.phases {
-                    self.log
-                        .scalar(&format!("eval/solver/{name}"), r.optimal_rate, step);
-                }
-                msg.push_str(&format!(
-                    "  optimal {:.1}%±{:.1} (out of db {:.1}%, in {:.1}%) loss {:.2}",
-                    100.0 * j.optimal_rate,
-                    100.0 * j.std_err,
-                    100.0 * j.outside_db.optimal_rate,
-                    100.0 * j.inside_db.optimal_rate,
-                    j.mean_loss
-                ));
-            }
-            self.meta.evaluations.push(e);
+    /// Logs an evaluation to TensorBoard; its part of the progress line.
+    fn log_evaluation(&mut self, e: &Evaluation) -> String {
+        let step = self.meta.iteration as u64;
+        let mut msg = String::new();
+        for r in &e.games {
+            let tag = format!("eval/{}/{}", r.opponent, r.seat.name());
+            self.log
+                .scalar(&format!("{tag}/win_rate"), r.win_rate(), step);
+            self.log
+                .scalar(&format!("{tag}/mean_margin"), r.mean_margin, step);
         }
-        self.log.flush();
-        Ok(msg)
+        for pair in e.games.chunks(2) {
+            let w = pair.iter().map(|r| r.wins).sum::<u32>() as f64;
+            let g = pair.iter().map(|r| r.games).sum::<u32>().max(1) as f64;
+            self.log
+                .scalar(&format!("eval/{}/win_rate", pair[0].opponent), w / g, step);
+            msg.push_str(&format!("  vs {} {:.0}%", pair[0].opponent, 100.0 * w / g));
+        }
+        if let Some(j) = &e.solver {
+            let log = &mut self.log;
+            log.scalar("eval/solver/optimal_rate", j.optimal_rate, step);
+            log.scalar("eval/solver/std_err", j.std_err, step);
+            log.scalar("eval/solver/mean_loss", j.mean_loss, step);
+            log.scalar("eval/solver/inside_db", j.inside_db.optimal_rate, step);
+            log.scalar("eval/solver/outside_db", j.outside_db.optimal_rate, step);
+            for (name, r) in &j.phases {
+                log.scalar(&format!("eval/solver/{name}"), r.optimal_rate, step);
+            }
+            msg.push_str(&format!(
+                "  optimal {:.1}%±{:.1} (out of db {:.1}%, in {:.1}%) loss {:.2}",
+                100.0 * j.optimal_rate,
+                100.0 * j.std_err,
+                100.0 * j.outside_db.optimal_rate,
+                100.0 * j.inside_db.optimal_rate,
+                j.mean_loss
+            ));
+        }
+        msg
     }
 
     /// Plays the evaluation games with the current network.
@@ -556,4 +501,128 @@ impl Trainer {
             entropy: scalar(entropy.inner()),
         }
     }
+}
+
+/// What a run starts from: a fresh network, or a checkpoint's network, optimizer, sidecar and run
+/// state.
+struct Start {
+    net: Net,
+    optim: ModuleOptimizer,
+    meta: Meta,
+    state: Option<Vec<u8>>,
+}
+
+/// A fresh start in `dir` (refused if a checkpoint is there), or with `resume` the checkpoint
+/// there (refused if missing, of other rules or shape, or made with a config that differs in a key
+/// that may not change).
+fn start_or_resume(
+    cfg: &TrainConfig,
+    rules: &Rules,
+    train_device: &Device,
+    dir: &std::path::Path,
+    resume: bool,
+) -> anyhow::Result<Start> {
+    let exists = dir.join("meta.json").exists();
+    let optim = AdamWConfig::new()
+        .with_weight_decay(cfg.optim.weight_decay)
+        .init();
+    if resume {
+        if !exists {
+            bail!("--resume: no checkpoint at {}", dir.display());
+        }
+        let (net, mut meta) = checkpoint::load_net(dir, train_device)?;
+        checkpoint::check_compatible(&meta, rules, &cfg.network, dir)?;
+        let changed = checkpoint::changed_keys(&meta.config, cfg);
+        if !changed.is_empty() {
+            bail!(
+                "--resume: the config differs from the checkpoint's in {} (only run.iterations, run.checkpoint_every, run.device, the folders and eval.* may change)",
+                changed.join(", ")
+            );
+        }
+        let optim = checkpoint::load_optim(dir, &meta, optim)?;
+        let state = checkpoint::load_state(dir, &meta)?;
+        meta.config = cfg.clone();
+        return Ok(Start {
+            net,
+            optim,
+            meta,
+            state,
+        });
+    }
+    if exists {
+        bail!(
+            "a checkpoint already exists at {}: pass --resume to continue it, or choose another run.name",
+            dir.display()
+        );
+    }
+    train_device.seed(cfg.run.seed);
+    Ok(Start {
+        net: Net::new(&cfg.network, rules.pits(), train_device),
+        optim,
+        meta: Meta {
+            format: checkpoint::FORMAT.to_string(),
+            rules: rules.spec(),
+            network: cfg.network,
+            config: cfg.clone(),
+            iteration: 0,
+            step: 0,
+            positions: 0,
+            games: 0,
+            seconds: 0.0,
+            evaluations: Vec::new(),
+            files: checkpoint::Files::default(),
+        },
+        state: None,
+    })
+}
+
+/// Loads or solves the judge set on a thread of its own (with a pool of one thread, so that the
+/// solver's parallel loops do not hold up self-play's), if the config asks for one.
+fn spawn_judge(
+    cfg: &TrainConfig,
+    rules: &Rules,
+) -> Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>> {
+    let (n, seed, rules) = (cfg.eval.solver_positions, judge::JUDGE_SEED, *rules);
+    let cache = cfg.run.checkpoint_dir.join("judge");
+    (n > 0).then(|| {
+        std::thread::spawn(move || {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+            pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache))
+        })
+    })
+}
+
+/// The endgame oracle self-play consults, and the labeller of exact positions (with
+/// `selfplay.labels = "exact"` or `exact_share`), as the config asks.
+fn data_sources(
+    cfg: &TrainConfig,
+    rules: &Rules,
+) -> anyhow::Result<(
+    Option<std::sync::Arc<crate::solver::EndgameOracle>>,
+    Option<labelled::Labeller>,
+)> {
+    let p = &cfg.selfplay;
+    if p.endgame_db_seeds == 0 {
+        return Ok((None, None));
+    }
+    let cache = crate::solver::default_cache_dir();
+    let (oracle, _) = crate::solver::EndgameOracle::load_or_build(
+        rules,
+        p.endgame_db_seeds,
+        cache.as_deref(),
+        None,
+    );
+    let oracle = std::sync::Arc::new(oracle);
+    let exact = p.labels == config::Labels::Exact;
+    if !exact && p.exact_share == 0.0 {
+        return Ok((Some(oracle), None));
+    }
+    let solver = if exact && p.label_time_limit > 0.0 {
+        let s = crate::solver::Solver::new(rules, &crate::solver::SolverConfig::default())?;
+        Some((s, std::time::Duration::from_secs_f64(p.label_time_limit)))
+    } else {
+        None
+    };
+    let labeller = labelled::Labeller::new(rules, oracle.clone(), solver);
+    Ok(((!exact).then_some(oracle), Some(labeller)))
 }
