@@ -178,6 +178,11 @@ pub struct EvalConfig {
     pub solver_positions: usize,
 }
 
+/// `Ok` if `ok`, else an error naming `key` and saying `why`.
+fn check(ok: bool, key: &str, why: &str) -> anyhow::Result<()> {
+    if ok { Ok(()) } else { bail!("{key} {why}") }
+}
+
 impl TrainConfig {
     /// Reads a config file and applies `key.sub=value` overrides.
     pub fn load(path: &Path, sets: &[String]) -> anyhow::Result<TrainConfig> {
@@ -224,9 +229,18 @@ impl TrainConfig {
 
     /// Refuses impossible values, naming the key.
     pub fn validate(&self) -> anyhow::Result<()> {
-        fn check(ok: bool, key: &str, why: &str) -> anyhow::Result<()> {
-            if ok { Ok(()) } else { bail!("{key} {why}") }
-        }
+        self.validate_run()?;
+        self.rules().context("rules")?;
+        self.validate_network()?;
+        self.validate_search()?;
+        self.validate_selfplay()?;
+        self.validate_learning()?;
+        self.opponent_specs()?;
+        Ok(())
+    }
+
+    /// The `[run]` keys.
+    fn validate_run(&self) -> anyhow::Result<()> {
         let r = &self.run;
         check(
             !r.name.is_empty() && !r.name.contains(['/', '\\']) && r.name != "..",
@@ -244,7 +258,11 @@ impl TrainConfig {
             "run.device",
             "must be cpu or cuda",
         )?;
-        self.rules().context("rules")?;
+        Ok(())
+    }
+
+    /// The `[network]` keys.
+    fn validate_network(&self) -> anyhow::Result<()> {
         let n = &self.network;
         check(
             (1..=4096).contains(&n.hidden),
@@ -256,6 +274,11 @@ impl TrainConfig {
             "network.layers",
             "must be 1 to 16",
         )?;
+        Ok(())
+    }
+
+    /// The `[search]` keys.
+    fn validate_search(&self) -> anyhow::Result<()> {
         let s = &self.search;
         check(
             (1..=4096).contains(&s.simulations),
@@ -282,7 +305,12 @@ impl TrainConfig {
             "search.margin_weight",
             "must be 0 to 1",
         )?;
-        let p = &self.selfplay;
+        Ok(())
+    }
+
+    /// The `[selfplay]` keys.
+    fn validate_selfplay(&self) -> anyhow::Result<()> {
+        let (p, s) = (&self.selfplay, &self.search);
         check(
             (1..=65536).contains(&p.games),
             "selfplay.games",
@@ -340,6 +368,11 @@ impl TrainConfig {
             "network.input",
             "must be counts, onehot or lookahead (legacy only reads old checkpoints)",
         )?;
+        Ok(())
+    }
+
+    /// The `[replay]` and `[optim]` keys.
+    fn validate_learning(&self) -> anyhow::Result<()> {
         let b = &self.replay;
         check(b.capacity >= 1, "replay.capacity", "must be at least 1")?;
         check(
@@ -374,7 +407,6 @@ impl TrainConfig {
             "optim.margin_weight",
             "must be 0 or more",
         )?;
-        self.opponent_specs()?;
         Ok(())
     }
 }
