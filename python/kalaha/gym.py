@@ -32,23 +32,12 @@ except ImportError:  # pragma: no cover - older gymnasium
     _SAME_STEP = "SameStep"
 
 from ._kalaha import Bot, Position, Rules, VecEnv
+from ._util import as_rules as _rules
 
 __all__ = ["KalahEnv", "KalahVectorEnv"]
 
 _SEED_BOUND = 2**63
 
-
-def _rules(rules: Any) -> Rules:
-    """Rules from a preset name, a dict of options, a ``Rules`` or ``None``."""
-    if isinstance(rules, Rules):
-        return rules
-    if rules is None:
-        return Rules()
-    if isinstance(rules, str):
-        return Rules(rules)
-    if isinstance(rules, dict):
-        return Rules(**rules)
-    raise TypeError(f"rules must be None, a preset name, a dict or a kalaha.Rules, not {type(rules).__name__}")
 
 
 def _obs_space(rules: Rules) -> spaces.Box:

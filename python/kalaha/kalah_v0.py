@@ -38,6 +38,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._kalaha import Position, Rules
+from ._util import as_rules as _rules
 
 __all__ = ["env", "raw_env"]
 
@@ -53,17 +54,6 @@ def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
     e = wrappers.OrderEnforcingWrapper(e)
     return e
 
-
-def _rules(rules: Any) -> Rules:
-    if isinstance(rules, Rules):
-        return rules
-    if rules is None:
-        return Rules()
-    if isinstance(rules, str):
-        return Rules(rules)
-    if isinstance(rules, dict):
-        return Rules(**rules)
-    raise TypeError(f"rules must be None, a preset name, a dict or a kalaha.Rules, not {type(rules).__name__}")
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming

@@ -21,22 +21,12 @@ from typing import Any
 import numpy as np
 
 from ._kalaha import Position, Rules
+from ._util import as_rules as _rules
 
 __all__ = ["KalahMultiAgent", "AGENTS"]
 
 AGENTS = ("player_0", "player_1")
 
-
-def _rules(rules: Any) -> Rules:
-    if isinstance(rules, Rules):
-        return rules
-    if rules is None:
-        return Rules()
-    if isinstance(rules, str):
-        return Rules(rules)
-    if isinstance(rules, dict):
-        return Rules(**rules)
-    raise TypeError(f"rules must be None, a preset name, a dict or a kalaha.Rules, not {type(rules).__name__}")
 
 
 class KalahMultiAgent:
