@@ -417,3 +417,32 @@ fn analyse_shows_the_networks_prior_value_and_search() {
         "{text}"
     );
 }
+
+/// `kalaha judge` scores the committed network on the committed judge set (solved once, cached in
+/// `checkpoints/judge/`), with the breakdown the training runs log.
+#[cfg(feature = "train")]
+#[test]
+fn judge_scores_a_network_on_the_committed_judge_set() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let v = json(&[
+        "judge",
+        "--network",
+        &format!("{dir}/checkpoints/kalah64"),
+        "--cache",
+        &format!("{dir}/checkpoints/judge"),
+        "--json",
+    ]);
+    assert_eq!(v["positions"], 1200);
+    let inside = v["inside_db"]["positions"].as_u64().unwrap();
+    let outside = v["outside_db"]["positions"].as_u64().unwrap();
+    assert_eq!(inside + outside, 1200);
+    let rate = v["optimal_rate"].as_f64().unwrap();
+    // The committed network is far better than chance (about 1 in 4 moves) and not perfect.
+    assert!((0.5..1.0).contains(&rate), "{rate}");
+    assert!(v["std_err"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["phases"].as_array().unwrap().len(), 3);
+    refused(
+        &["judge", "--network", "/nonexistent"],
+        "no checkpoint at /nonexistent",
+    );
+}

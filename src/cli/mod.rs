@@ -6,6 +6,8 @@ mod bench;
 mod bench_solver;
 mod eval;
 mod json;
+#[cfg(feature = "train")]
+mod judge;
 mod matches;
 mod play;
 mod progress;
@@ -50,6 +52,9 @@ enum Command {
     /// Train a policy/value network by self-play from a TOML config.
     #[cfg(feature = "train")]
     Train(train::TrainArgs),
+    /// Score a network alone on the judge set, the solved positions training runs are judged on.
+    #[cfg(feature = "train")]
+    Judge(judge::JudgeArgs),
 }
 
 /// Rule flags shared by every subcommand that plays a game.
@@ -146,5 +151,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(b) => bench::run(b),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),
+        #[cfg(feature = "train")]
+        Command::Judge(a) => judge::run(a),
     }
 }

@@ -1,0 +1,70 @@
+//! `kalaha judge`: a network alone (its best move by policy) scored on the judge set, the fixed
+//! solved positions every training run is judged on, so any checkpoint can be compared with the
+//! curves of the runs.
+
+use std::path::PathBuf;
+
+use burn::prelude::Device;
+use clap::Args;
+
+use super::{emit, emit_json};
+use crate::nn::{NetEvaluator, model};
+use crate::train::judge::{JUDGE_SEED, JudgeSet};
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// The network: a checkpoint folder, its meta.json or its weights (`policy:PATH` also works).
+    #[arg(long, value_name = "PATH")]
+    network: String,
+    /// Positions in the judge set (the training configs use 1200).
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    positions: u64,
+    /// Folder of solved judge sets (solved once there, at the seed every run uses).
+    #[arg(long, value_name = "DIR", default_value = "checkpoints/judge")]
+    cache: PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
+    let path = a.network.strip_prefix("policy:").unwrap_or(&a.network);
+    let m = model::load(std::path::Path::new(path))?;
+    let rules = m.card.rules.build()?;
+    if !a.json {
+        eprintln!(
+            "kalaha: judging {path} on {} positions of {} (solved once into {})",
+            a.positions,
+            rules.describe(),
+            a.cache.display()
+        );
+    }
+    let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache)?;
+    let score = set.score(&mut NetEvaluator::new(m.net, Device::flex()));
+    if a.json {
+        return emit_json(&score);
+    }
+    let pct = |r: f64| 100.0 * r;
+    let mut s = format!(
+        "{path}: {:.1}% ± {:.1} solver-optimal moves alone on {} positions, {:.2} seeds lost a move\n",
+        pct(score.optimal_rate),
+        pct(score.std_err),
+        score.positions,
+        score.mean_loss
+    );
+    for (name, r) in [
+        ("inside the database", score.inside_db),
+        ("outside", score.outside_db),
+    ]
+    .into_iter()
+    .chain(score.phases.iter().map(|(n, r)| (n.as_str(), *r)))
+    {
+        s += &format!(
+            "  {name}: {:.1}% ± {:.1} of {}\n",
+            pct(r.optimal_rate),
+            pct(r.std_err),
+            r.positions
+        );
+    }
+    emit(&s)
+}
