@@ -288,7 +288,6 @@ impl SelfPlay {
     ) -> SelfPlayStats {
         let mut stats = SelfPlayStats::default();
         let games = self.env.games();
-        let pits = self.rules.pits();
         let mut actions = vec![0u32; games];
         let mut roots: Vec<Position> = Vec::with_capacity(games);
         let mut temps: Vec<f32> = Vec::with_capacity(games);
@@ -302,30 +301,8 @@ impl SelfPlay {
             searched.clear();
             for (i, action) in actions.iter_mut().enumerate() {
                 let pos = self.env.position(i);
-                if self.opening_left[i] > 0 {
-                    self.opening_left[i] -= 1;
-                    *action = random_action(self.env.legal_bits(i), &mut rng);
-                    continue;
-                }
-                let player = self.env.to_play()[i];
-                if let Some(exact) = self.oracle.as_ref().and_then(|o| o.moves(&pos)) {
-                    let best: Vec<Move> = exact.best().collect();
-                    let mut policy = [0.0; MAX_ACTIONS];
-                    for mv in &best {
-                        policy[mv.action(pits)] = 1.0 / best.len() as f32;
-                    }
-                    let mv = best[rng.random_range(0..best.len())];
-                    *action = mv.action(pits) as u32;
-                    self.history[i].push(Pending {
-                        pos,
-                        player,
-                        policy,
-                        search_value: 0.0,
-                        exact: Some(exact.value),
-                        exploratory: false,
-                    });
-                    stats.positions += 1;
-                    stats.exact_positions += 1;
+                if let Some(a) = self.unsearched(i, &pos, &mut rng, &mut stats) {
+                    *action = a;
                     continue;
                 }
                 roots.push(pos);
@@ -361,29 +338,75 @@ impl SelfPlay {
             self.env
                 .step(&actions)
                 .expect("self-play plays legal moves");
-            for i in 0..games {
-                let Some(outcome) = self.env.outcome(i) else {
-                    continue;
-                };
-                stats.games += 1;
-                stats.game_moves += outcome.len as u64;
-                stats.results[outcome.winner().unwrap_or(2)] += 1;
-                let history = std::mem::take(&mut self.history[i]);
-                finish(
-                    &history,
-                    outcome.margin(0),
-                    self.targets,
-                    search.margin_weight,
-                    play.value_target_mix,
-                    self.rules.total_seeds(),
-                    replay,
-                );
-                self.history[i] = history;
-                self.history[i].clear();
-                self.opening_left[i] = rng.random_range(0..=self.opening_moves);
-            }
+            let weights = (search.margin_weight, play.value_target_mix);
+            self.finish_games(weights, replay, &mut rng, &mut stats);
         }
         stats
+    }
+
+    /// The action of game `i` (at `pos`) when it needs no search: a random opening move (not
+    /// recorded), or an optimal move of a position the oracle covers (recorded with exact
+    /// targets).
+    fn unsearched(
+        &mut self,
+        i: usize,
+        pos: &Position,
+        rng: &mut SmallRng,
+        stats: &mut SelfPlayStats,
+    ) -> Option<u32> {
+        if self.opening_left[i] > 0 {
+            self.opening_left[i] -= 1;
+            return Some(random_action(self.env.legal_bits(i), rng));
+        }
+        let exact = self.oracle.as_ref()?.moves(pos)?;
+        let pits = self.rules.pits();
+        let best: Vec<Move> = exact.best().collect();
+        let mut policy = [0.0; MAX_ACTIONS];
+        for mv in &best {
+            policy[mv.action(pits)] = 1.0 / best.len() as f32;
+        }
+        let mv = best[rng.random_range(0..best.len())];
+        self.history[i].push(Pending {
+            pos: *pos,
+            player: self.env.to_play()[i],
+            policy,
+            search_value: 0.0,
+            exact: Some(exact.value),
+            exploratory: false,
+        });
+        stats.positions += 1;
+        stats.exact_positions += 1;
+        Some(mv.action(pits) as u32)
+    }
+
+    /// Turns the games that ended in the last step into samples (`weights`: the search's margin
+    /// weight and the value target mix) and draws the next games' random openings.
+    fn finish_games(
+        &mut self,
+        (margin_weight, mix): (f32, f32),
+        replay: &mut Replay,
+        rng: &mut SmallRng,
+        stats: &mut SelfPlayStats,
+    ) {
+        for i in 0..self.env.games() {
+            let Some(outcome) = self.env.outcome(i) else {
+                continue;
+            };
+            stats.games += 1;
+            stats.game_moves += outcome.len as u64;
+            stats.results[outcome.winner().unwrap_or(2)] += 1;
+            finish(
+                &self.history[i],
+                outcome.margin(0),
+                self.targets,
+                margin_weight,
+                mix,
+                self.rules.total_seeds(),
+                replay,
+            );
+            self.history[i].clear();
+            self.opening_left[i] = rng.random_range(0..=self.opening_moves);
+        }
     }
 }
 
