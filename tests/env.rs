@@ -507,3 +507,49 @@ fn random_steps_play_legal_moves_of_the_rules_core() {
         assert!(finished > 0);
     }
 }
+
+/// Games put back with `set_games` (position, pie swap, length) go on as the games they were taken
+/// from, whatever the rules; a position of other rules or a finished one is refused, and nothing
+/// changes.
+#[test]
+fn set_games_restores_games_in_flight() {
+    for rules in rule_sets() {
+        let mut a = VecEnv::new(rules, 16, 5).unwrap();
+        for _ in 0..7 {
+            a.step_random();
+        }
+        let saved: Vec<(Position, bool, u32)> = (0..16)
+            .map(|i| (a.position(i), a.swapped(i), a.game_len(i)))
+            .collect();
+        let mut b = VecEnv::new(rules, 16, 99).unwrap();
+        b.set_games(&saved).unwrap();
+        assert_eq!(a.obs(), b.obs());
+        assert_eq!(a.mask(), b.mask());
+        assert_eq!(a.to_play(), b.to_play());
+        let mut rng = SmallRng::seed_from_u64(3);
+        for _ in 0..60 {
+            let actions: Vec<u32> = (0..16)
+                .map(|i| {
+                    let legal: Vec<u32> = (0..a.action_count() as u32)
+                        .filter(|&x| a.mask()[[i, x as usize]])
+                        .collect();
+                    legal[rng.random_range(0..legal.len())]
+                })
+                .collect();
+            a.step(&actions).unwrap();
+            b.step(&actions).unwrap();
+            assert_eq!(a.obs(), b.obs());
+            assert_eq!(a.reward(), b.reward());
+            assert_eq!(a.done(), b.done());
+            for i in 0..16 {
+                assert_eq!(a.outcome(i), b.outcome(i));
+            }
+        }
+        let before = b.obs().clone();
+        let mut bad = saved.clone();
+        bad[3].0 = Position::start(&Rules::new(4, 3).unwrap());
+        assert!(b.set_games(&bad).is_err());
+        assert!(b.set_games(&saved[..15]).is_err());
+        assert_eq!(&before, b.obs());
+    }
+}

@@ -624,3 +624,29 @@ impl Position {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_round_trip_and_refuse_what_is_not_a_position() {
+        let rules = Rules::kalah64().with_pie(true);
+        let mut pos = Position::start(&rules);
+        for mv in [Move::Pit(3), Move::Pit(1), Move::Swap, Move::Pit(2)] {
+            let back = Position::from_bytes(&rules, &pos.to_bytes()).unwrap();
+            assert_eq!(back, pos);
+            assert_eq!(back.phase, pos.phase);
+            pos.play(mv).unwrap();
+        }
+        let mut b = pos.to_bytes();
+        b[10] = 1; // a pit past m = 6
+        assert!(Position::from_bytes(&rules, &b).is_none());
+        let mut b = pos.to_bytes();
+        b[0] = b[0].wrapping_add(1); // one seed too many
+        assert!(Position::from_bytes(&rules, &b).is_none());
+        let mut b = pos.to_bytes();
+        b[32] = 2; // no such side
+        assert!(Position::from_bytes(&rules, &b).is_none());
+    }
+}
