@@ -381,14 +381,7 @@ impl Solver {
     }
 }
 
-/// The pie state of a position (see [`super::key::PIE_STATES`]): 2 if North may answer `swap`
-/// now; 1 during South's opening turn under the pie rule; else 0.
-pub(crate) fn pie_state(pos: &Position) -> u8 {
-    if pos.swap_allowed() {
-        2
-    } else if pos.in_opening_turn() {
-        1
-    } else {
-        0
-    }
+/// The pie state of a position.
+pub(crate) fn pie_state(pos: &Position) -> super::key::PieState {
+    super::key::PieState::of(pos)
 }

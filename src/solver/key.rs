@@ -57,6 +57,33 @@ pub(crate) fn binomial(n: u64, k: u64) -> u128 {
 /// Pie states a key tells apart: none, South's opening turn, North's pie answer.
 pub(crate) const PIE_STATES: u64 = 3;
 
+/// Where a position stands with the pie rule: the part of its state beyond the board that the
+/// search and the transposition keys tell apart ([`PIE_STATES`] of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub(crate) enum PieState {
+    /// No pie answer to come (the pie rule off, or the answer given or passed).
+    None = 0,
+    /// South's opening turn under the pie rule, extra turns included.
+    Opening = 1,
+    /// North may answer `swap` now.
+    Answer = 2,
+}
+
+impl PieState {
+    /// The state of `pos`.
+    #[inline(always)]
+    pub(crate) fn of(pos: &Position) -> PieState {
+        if pos.swap_allowed() {
+            PieState::Answer
+        } else if pos.in_opening_turn() {
+            PieState::Opening
+        } else {
+            PieState::None
+        }
+    }
+}
+
 impl Encoder {
     /// An encoder for boards of `m` pits a side with at most `total` seeds on the board.
     pub fn new(m: usize, total: u32) -> Encoder {
@@ -157,7 +184,7 @@ impl Encoder {
     /// The transposition key of a position in pie state `pie` (see [`PIE_STATES`]), its rank
     /// (exact while the board holds few enough seeds for the table) and the seeds on the board.
     #[inline(always)]
-    pub fn key(&self, pos: &Position, pie: u8) -> (u64, u64, u32) {
+    pub fn key(&self, pos: &Position, pie: PieState) -> (u64, u64, u32) {
         let (r, b) = self.rank_position(pos);
         if self.exact {
             return (r * PIE_STATES + pie as u64, r, b);

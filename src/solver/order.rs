@@ -1,6 +1,7 @@
 //! Move generation and ordering: every move of a position played out, with what it banked, sorted
 //! so that the moves most likely to be best are searched first.
 
+use super::key::PieState;
 use crate::rules::{Move, Position};
 
 /// The move field for the pie answer (the table's "none" too: pit indexes take 0..15).
@@ -11,8 +12,8 @@ pub(crate) const SWAP: u8 = super::table::NO_MOVE;
 pub(crate) struct Child {
     /// The position after the move.
     pub pos: Position,
-    /// Its pie state (see [`super::key::PIE_STATES`]).
-    pub pie: u8,
+    /// Its pie state.
+    pub pie: PieState,
     /// What the move adds to the mover's gain at once: the seeds it banked (sown into the store
     /// or captured); for the pie answer, twice the store difference the swapper takes over.
     pub delta: i32,
@@ -80,13 +81,13 @@ impl Child {
 
 /// The pie state after a sowing from a position in pie state `pie`.
 #[inline(always)]
-fn pie_after(pie: u8, next: &Position, extra_turn: bool, over: bool) -> u8 {
+fn pie_after(pie: PieState, next: &Position, extra_turn: bool, over: bool) -> PieState {
     match pie {
-        0 => 0,
-        _ if over => 0,
-        _ if next.swap_allowed() => 2,
-        1 if extra_turn => 1,
-        _ => 0,
+        PieState::None => PieState::None,
+        _ if over => PieState::None,
+        _ if next.swap_allowed() => PieState::Answer,
+        PieState::Opening if extra_turn => PieState::Opening,
+        _ => PieState::None,
     }
 }
 
@@ -94,7 +95,7 @@ fn pie_after(pie: u8, next: &Position, extra_turn: bool, over: bool) -> u8 {
 /// nearest the store first, the order [`order`] wants for most moves, so that it rarely has to
 /// move a child.
 #[inline]
-pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
+pub(crate) fn expand(pos: &Position, pie: PieState, out: &mut Vec<Child>) {
     out.clear();
     let me = pos.to_move();
     let banked = pos.store(me) as i32;
@@ -106,7 +107,7 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
         // Played in place, in the vector's own slot, rather than copied in after.
         out.push(Child {
             pos: *pos,
-            pie: 0,
+            pie: PieState::None,
             delta: 0,
             seeds: 0,
             same: false,
@@ -126,15 +127,15 @@ pub(crate) fn expand(pos: &Position, pie: u8, out: &mut Vec<Child>) {
         k.same = o.extra_turn;
         k.over = o.game_over;
     }
-    if pie == 2 {
+    if pie == PieState::Answer {
         let (next, o) = pos
             .after(Move::Swap)
-            .expect("the pie answer is legal in pie state 2");
+            .expect("the pie answer is legal in PieState::Answer");
         // The swapper's store difference changes sign with the seat.
         let delta = 2 * (pos.store(me.other()) as i32 - banked);
         out.push(Child {
             pos: next,
-            pie: 0,
+            pie: PieState::None,
             delta,
             seeds: board,
             same: false,

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::endgame::Endgame;
-use super::key::{Encoder, board_seeds};
+use super::key::{Encoder, PieState, board_seeds};
 use super::order::{Child, expand, order};
 use super::table::{NO_MOVE, Table};
 use crate::rules::{Leftover, Position};
@@ -53,9 +53,9 @@ pub(crate) struct Context {
 impl Context {
     /// Exact gain from the endgame database, if it covers this position.
     #[inline(always)]
-    fn probe_db(&self, rank: u64, b: u32, pie: u8) -> Option<i32> {
+    fn probe_db(&self, rank: u64, b: u32, pie: PieState) -> Option<i32> {
         match &self.db {
-            Some(db) if pie == 0 && b <= self.db_seeds => Some(db.gain(rank)),
+            Some(db) if pie == PieState::None && b <= self.db_seeds => Some(db.gain(rank)),
             _ => None,
         }
     }
@@ -65,8 +65,8 @@ impl Context {
 /// `total` seeds. Without the pie rule every seed on the board counts at most once either way;
 /// around the pie answer the swapper also takes over the other seat's store difference.
 #[inline(always)]
-pub(crate) fn gain_reach(b: i32, pie: u8, total: i32) -> i32 {
-    if pie == 0 { b } else { 2 * total }
+pub(crate) fn gain_reach(b: i32, pie: PieState, total: i32) -> i32 {
+    if pie == PieState::None { b } else { 2 * total }
 }
 
 /// Gain for the player to move of a finished game (the leftover rule applied by the rules core).
@@ -145,7 +145,7 @@ impl<'a> Searcher<'a> {
     /// Fail-soft alpha-beta: the gain `v` of `pos` (not over, pie state `pie`) for the player to
     /// move, if it lies strictly inside `(alpha, beta)`; otherwise a bound on it: a value
     /// `>= beta` is a lower bound, a value `<= alpha` an upper bound. Meaningless once aborted.
-    pub fn search(&mut self, pos: &Position, pie: u8, alpha: i32, beta: i32) -> i32 {
+    pub fn search(&mut self, pos: &Position, pie: PieState, alpha: i32, beta: i32) -> i32 {
         let (key, rank, b) = self.cx.enc.key(pos, pie);
         if let Some(v) = self.cx.probe_db(rank, b, pie) {
             return v;
@@ -159,7 +159,7 @@ impl<'a> Searcher<'a> {
     fn node(
         &mut self,
         pos: &Position,
-        pie: u8,
+        pie: PieState,
         key: u64,
         b: i32,
         mut alpha: i32,
@@ -177,7 +177,11 @@ impl<'a> Searcher<'a> {
         let (mut lo, mut hi) = (-reach, reach);
         let mut remembered = NO_MOVE;
         // Pie states are few (the opening only) and their gains reach beyond the table's range.
-        let tt = if pie == 0 { cx.tt.as_ref() } else { None };
+        let tt = if pie == PieState::None {
+            cx.tt.as_ref()
+        } else {
+            None
+        };
         if let Some(tt) = tt
             && let Some(h) = tt.probe_hashed(key)
         {
@@ -210,14 +214,14 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let (ck, r, _) = cx.enc.key(&k.pos, k.pie);
-            if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && db.is_some() {
+            if k.pie == PieState::None && k.seeds <= cx.db_seeds as i32 && db.is_some() {
                 k.key = r;
                 if let Some(db) = db {
                     db.prefetch(r);
                 }
             } else if let Some(t) = cx.tt.as_ref() {
                 k.key = t.hash(ck);
-                if k.pie == 0 {
+                if k.pie == PieState::None {
                     t.prefetch_hashed(k.key);
                 }
             } else {
@@ -237,12 +241,12 @@ impl<'a> Searcher<'a> {
             let k = &mut kids[i];
             let known = if k.over {
                 Some(terminal_gain(&k.pos))
-            } else if k.pie == 0 && k.seeds <= cx.db_seeds as i32 && db.is_some() {
+            } else if k.pie == PieState::None && k.seeds <= cx.db_seeds as i32 && db.is_some() {
                 db.map(|d| d.gain(k.key))
             } else {
                 let r = gain_reach(k.seeds, k.pie, cx.total);
                 let (mut clo, mut chi) = (-r, r);
-                if k.pie == 0
+                if k.pie == PieState::None
                     && let Some(t) = cx.tt.as_ref()
                     && let Some(h) = t.probe_hashed(k.key)
                 {
@@ -409,7 +413,7 @@ impl<'a> Searcher<'a> {
     /// `pie`): [`Searcher::estimate`] deepened one sowing at a time until the work of one more
     /// depth would pass a budget that grows with the seeds on the board, or until nothing is
     /// left to look at. It proves nothing.
-    pub fn guess(&mut self, pos: &Position, pie: u8) -> i32 {
+    pub fn guess(&mut self, pos: &Position, pie: PieState) -> i32 {
         let b = board_seeds(pos);
         // Full analyses take about 1.3x the nodes per extra seed; the guess takes a small share.
         let budget = (4u64 << (b / 3).min(40)).min(GUESS_MAX_NODES);
@@ -438,7 +442,7 @@ impl<'a> Searcher<'a> {
     pub fn estimate(
         &mut self,
         pos: &Position,
-        pie: u8,
+        pie: PieState,
         depth: u32,
         mut alpha: i32,
         beta: i32,
@@ -447,7 +451,7 @@ impl<'a> Searcher<'a> {
         if let Some(v) = self.cx.probe_db(rank, b, pie) {
             return v;
         }
-        if pie == 0
+        if pie == PieState::None
             && let Some(h) = self.cx.tt.as_ref().and_then(|t| t.probe(key))
             && h.lower == h.upper
         {
@@ -492,7 +496,7 @@ impl<'a> Searcher<'a> {
 
     /// The exact gain of `pos` (not over, pie state `pie`), known to lie in `lo..=hi`, by one
     /// full-window search (no null-window tests). Returns the bounds: equal unless stopped.
-    pub fn exact(&mut self, pos: &Position, pie: u8, (lo, hi): (i32, i32)) -> (i32, i32) {
+    pub fn exact(&mut self, pos: &Position, pie: PieState, (lo, hi): (i32, i32)) -> (i32, i32) {
         let v = self.search(pos, pie, lo - 1, hi + 1);
         self.flush();
         if self.aborted { (lo, hi) } else { (v, v) }
@@ -520,7 +524,7 @@ pub(crate) fn in_order(n: usize, f: impl Fn(usize) -> bool + Sync) {
 pub(crate) fn window_search(
     cx: &Context,
     pos: &Position,
-    pie: u8,
+    pie: PieState,
     (alpha, beta): (i32, i32),
     deadline: Option<Instant>,
     cancel: &[&AtomicBool],
