@@ -258,8 +258,22 @@ fn eval_writes_reports_and_reuses_a_saved_opening_set() {
     let dir = std::env::temp_dir().join(format!("kalaha-eval-{}", std::process::id()));
     let openings = dir.join("openings.json");
     let exp = dir.join("experiments");
+    let sidecar = dir.join("meta.json");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        &sidecar,
+        r#"{"evaluations": [
+            {"iteration": 1, "games": [{"opponent": "random", "seat": "south", "games": 4, "wins": 3,
+              "draws": 0, "losses": 1, "mean_margin": 1.0}]},
+            {"iteration": 2, "games": [{"opponent": "random", "seat": "south", "games": 4, "wins": 4,
+              "draws": 0, "losses": 0, "mean_margin": 2.0}],
+             "solver": {"positions": 10, "optimal_rate": 0.5, "mean_loss": 1.0, "std_err": 0.1,
+              "outside_db": {"positions": 6, "optimal_rate": 0.25, "std_err": 0.1}, "phases": []}}
+        ]}"#,
+    )
+    .unwrap();
     let args = |name: &str| -> Vec<String> {
-        [
+        let mut a: Vec<String> = [
             "eval",
             "--player",
             "greedy",
@@ -279,7 +293,12 @@ fn eval_writes_reports_and_reuses_a_saved_opening_set() {
         ]
         .iter()
         .map(|s| s.to_string())
-        .collect()
+        .collect();
+        if name == "two" {
+            // The second report also charts a training run's curve.
+            a.extend(["--run".to_string(), sidecar.to_str().unwrap().to_string()]);
+        }
+        a
     };
     let run = |name: &str| -> serde_json::Value {
         let a = args(name);
@@ -305,12 +324,32 @@ fn eval_writes_reports_and_reuses_a_saved_opening_set() {
     for key in ["elo", "lower", "upper", "games", "score"] {
         assert!(ratings[0].get(key).is_some(), "rating key {key}");
     }
-    for file in ["report.json", "report.md", "ratings.png"] {
+    for file in ["report.json", "report.md", "ratings.svg"] {
         assert!(exp.join("one").join(file).is_file(), "{file}");
     }
-    let png = std::fs::read(exp.join("one").join("ratings.png")).unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let svg = std::fs::read_to_string(exp.join("one").join("ratings.svg")).unwrap();
+    assert!(svg.trim_start().starts_with("<svg"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+    for player in ["greedy", "random", "minimax:1"] {
+        assert!(svg.contains(player), "{player} in the chart");
+    }
+    assert!(
+        !exp.join("one").join("run-curve.svg").exists(),
+        "no run, no curve"
+    );
     let md = std::fs::read_to_string(exp.join("one").join("report.md")).unwrap();
+    assert!(md.contains("![ratings](ratings.svg)"), "{md}");
+    let curve = std::fs::read_to_string(exp.join("two").join("run-curve.svg")).unwrap();
+    assert!(curve.trim_start().starts_with("<svg"), "{curve}");
+    for label in [
+        "score vs random",
+        "solver: optimal-move rate",
+        "solver: optimal-move rate outside the database",
+    ] {
+        assert!(curve.contains(label), "{label} in {curve}");
+    }
+    let md2 = std::fs::read_to_string(exp.join("two").join("report.md")).unwrap();
+    assert!(md2.contains("![run curve](run-curve.svg)"), "{md2}");
     assert!(md.contains("| `greedy` | `random` | 6 |"), "{md}");
     std::fs::remove_dir_all(&dir).ok();
 }

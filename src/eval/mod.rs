@@ -1,13 +1,13 @@
 //! The evaluation arena: gauntlets and round robins between any bots, from shared random openings,
 //! rated by Elo with confidence intervals, judged move by move by the exact solver, and reported as
-//! JSON, Markdown and PNG charts.
+//! JSON, Markdown and SVG charts.
 //!
 //! - [`openings`]: opening sets (drawn from a seed, saved and reloaded as JSON).
 //! - [`arena`]: pairings and the games, played in parallel.
 //! - [`elo`]: the Bradley–Terry maximum-likelihood fit and its confidence intervals.
 //! - [`judge`](mod@judge): the solver's verdict on one player's moves.
 //! - [`report`]: the report as JSON and Markdown; a training run's evaluation curve.
-//! - [`chart`]: PNG charts drawn by hand.
+//! - [`chart`]: SVG charts drawn with `plotters`.
 //! - [`run`](mod@run): one evaluation from request to written report.
 
 pub mod arena;

@@ -38,10 +38,10 @@ pub struct Request {
     pub judge: Option<BotSpec>,
     /// Memory of the judging solver's table and endgame database, in MiB.
     pub judge_memory: usize,
-    /// Folder to write `report.json`, `report.md` and `ratings.png` to.
+    /// Folder to write `report.json`, `report.md` and `ratings.svg` to.
     pub output: Option<PathBuf>,
     /// A training run (checkpoint folder, `meta.json` or `experiments/<run>`) whose evaluation
-    /// curve is charted as `run-curve.png` beside the report (needs `output`).
+    /// curve is charted as `run-curve.svg` beside the report (needs `output`).
     pub run: Option<PathBuf>,
     /// The command line that asked for it, recorded in the report.
     pub command: String,
@@ -266,18 +266,18 @@ fn write_report(
         "Elo ratings, {} ({} games)",
         report.rules, report.games_played
     );
-    write("ratings.png", &chart::ratings_png(&title, &bars)?)?;
-    *markdown += "\n![ratings](ratings.png)\n";
+    write("ratings.svg", chart::ratings_svg(&title, &bars)?.as_bytes())?;
+    *markdown += "\n![ratings](ratings.svg)\n";
     if let (Some(run), Some(sidecar)) = (&req.run, sidecar) {
         let series = report::run_curve(sidecar)?;
-        let png = chart::curve_png(
+        let svg = chart::curve_svg(
             &format!("Training evaluation: {}", run.display()),
             "iteration",
             &series,
         )?;
-        write("run-curve.png", &png)?;
+        write("run-curve.svg", svg.as_bytes())?;
         *markdown += &format!(
-            "\n## Training run\n\nEvaluation curve of `{}` over training:\n\n![run curve](run-curve.png)\n",
+            "\n## Training run\n\nEvaluation curve of `{}` over training:\n\n![run curve](run-curve.svg)\n",
             sidecar.display()
         );
     }
