@@ -50,14 +50,14 @@ pub struct EvalArgs {
     /// Memory for the judging solver's table and endgame database, in MiB.
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     judge_memory: usize,
-    /// Write report.json, report.md and ratings.png to <experiments>/<NAME>/.
+    /// Write report.json, report.md and ratings.svg to <experiments>/<NAME>/.
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
     /// Folder the --name reports go under.
     #[arg(long, value_name = "DIR", default_value = "experiments")]
     experiments: PathBuf,
     /// A training run (its checkpoint folder, meta.json, or experiments/<run>): chart its
-    /// evaluation curve as run-curve.png beside the report.
+    /// evaluation curve as run-curve.svg beside the report.
     #[arg(long, value_name = "DIR", requires = "name")]
     run: Option<PathBuf>,
     /// Print the report as one JSON object.
