@@ -22,16 +22,26 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_via_temp(path, |tmp| {
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(tmp)?);
+        write(&mut w)?;
+        w.into_inner().map_err(|e| e.into_error())?;
+        Ok(())
+    })
+}
+
+/// Writes `path` atomically through `create`, which writes the whole file at the temporary name
+/// it is given (for writers that take a path, such as burn's): the file is then flushed to disk
+/// and renamed over `path`; a failure removes it.
+pub fn write_via_temp(path: &Path, create: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     remove_stale_temps(path);
     let tmp = temp_path(path, std::process::id());
     let result = (|| {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        write(&mut w)?;
-        let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
+        create(&tmp)?;
+        File::open(&tmp)?.sync_all()?;
         std::fs::rename(&tmp, path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             // Make the rename itself durable where the platform allows opening a folder.

@@ -32,7 +32,7 @@ pub enum Phase {
 impl Phase {
     /// The phase of a position.
     pub fn of(pos: &Position) -> Phase {
-        let on_board = pos.row_sum(Side::South) + pos.row_sum(Side::North);
+        let on_board = pos.board_seeds();
         let total = pos.rules().total_seeds();
         if 4 * on_board > 3 * total {
             Phase::Opening

@@ -18,7 +18,7 @@ use burn::tensor::activation;
 use serde::{Deserialize, Serialize};
 
 use crate::env::obs;
-use crate::rules::{Position, Side};
+use crate::rules::Position;
 use crate::search::Evaluator;
 
 /// Hidden-layer nonlinearity.
@@ -132,11 +132,6 @@ fn encode_legacy(pos: &Position, out: &mut [f32]) {
     out[2 * m] = pos.store(me) as f32 * store_scale;
     out[2 * m + 1] = pos.store(opp) as f32 * store_scale;
     out[2 * m + 2] = if pos.swap_allowed() { 1.0 } else { 0.0 };
-}
-
-/// The final margin for `seat` divided by all seeds: the margin head's target.
-pub fn margin_target(final_pos: &Position, seat: Side) -> f32 {
-    crate::search::margin_for(final_pos, seat)
 }
 
 /// The policy/value MLP.

@@ -414,6 +414,12 @@ impl Position {
         self.row(side).iter().map(|&x| x as u32).sum()
     }
 
+    /// Seeds on the board (both rows, not the stores).
+    #[inline]
+    pub fn board_seeds(&self) -> u32 {
+        self.row_sum(Side::South) + self.row_sum(Side::North)
+    }
+
     /// Seeds on the board and in the stores.
     pub fn total_seeds(&self) -> u32 {
         self.cells.iter().map(|&x| x as u32).sum()

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::config::{DbSize, SolverConfig, SolverError, auto_db_seeds, check_room, table_cap};
 use super::endgame::{self, DbSource, Endgame};
-use super::key::{Encoder, board_seeds};
+use super::key::Encoder;
 use super::order::{Child, expand};
 use super::root::Root;
 use super::search::{Context, Searcher, keeps_parity, mtd_drive, terminal_gain};
@@ -322,12 +322,12 @@ impl Solver {
                 value_seconds: Some(0.0),
             };
         }
-        let pie = pie_state(pos);
+        let pie = super::key::PieState::of(pos);
         let mut kids: Vec<Child> = Vec::new();
         expand(pos, pie, &mut kids);
         // Report moves in the order of the rules (pits ascending, then swap).
         kids.sort_by_key(|k| k.to_move().action(self.rules.pits()));
-        let parity = self.cx.parity.then_some(board_seeds(pos) as i32);
+        let parity = self.cx.parity.then_some(pos.board_seeds() as i32);
         let root = Root::new(&self.cx, kids, progress, base, parity);
 
         let (lo, hi, value_seconds) = if detail == Detail::Every {
@@ -379,9 +379,4 @@ impl Solver {
             .map(|p| self.analyse_with(p, None, Detail::Every, None))
             .collect()
     }
-}
-
-/// The pie state of a position.
-pub(crate) fn pie_state(pos: &Position) -> super::key::PieState {
-    super::key::PieState::of(pos)
 }

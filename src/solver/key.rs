@@ -10,7 +10,7 @@
 //! count first: the boards with at most `B` seeds are exactly the ranks below `C(B + 2m, 2m)`.
 //! The endgame database is indexed by this rank, and the transposition table keys on it.
 
-use crate::rules::{Position, Side};
+use crate::rules::Position;
 
 /// Columns of the rank table: one per seed count `0..=255` (no board holds more).
 const COLS: usize = 256;
@@ -222,11 +222,6 @@ impl Encoder {
             prev = prefix[j];
         }
     }
-}
-
-/// Seeds on the board (both rows).
-pub(crate) fn board_seeds(pos: &Position) -> u32 {
-    pos.row_sum(Side::South) + pos.row_sum(Side::North)
 }
 
 #[cfg(test)]

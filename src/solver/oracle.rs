@@ -15,7 +15,6 @@ use crate::rules::{Move, Position, Rules};
 pub struct EndgameOracle {
     db: Endgame,
     enc: Encoder,
-    rules: Rules,
 }
 
 /// Every legal move's exact final margin for the player to move, and the best of them.
@@ -53,18 +52,12 @@ impl EndgameOracle {
         EndgameOracle {
             enc: Encoder::new(rules.pits(), rules.total_seeds()),
             db,
-            rules: *rules,
         }
     }
 
     /// Most seeds on the board that the database answers for.
     pub fn max_seeds(&self) -> u32 {
         self.db.max_seeds()
-    }
-
-    /// The rules it answers for.
-    pub fn rules(&self) -> &Rules {
-        &self.rules
     }
 
     /// Whether the database answers for `pos` (a finished game always counts).

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::endgame::Endgame;
-use super::key::{Encoder, PieState, board_seeds};
+use super::key::{Encoder, PieState};
 use super::order::{Child, expand, order};
 use super::table::{NO_MOVE, Table};
 use crate::rules::{Leftover, Position};
@@ -414,7 +414,7 @@ impl<'a> Searcher<'a> {
     /// depth would pass a budget that grows with the seeds on the board, or until nothing is
     /// left to look at. It proves nothing.
     pub fn guess(&mut self, pos: &Position, pie: PieState) -> i32 {
-        let b = board_seeds(pos);
+        let b = pos.board_seeds();
         // Full analyses take about 1.3x the nodes per extra seed; the guess takes a small share.
         let budget = (4u64 << (b / 3).min(40)).min(GUESS_MAX_NODES);
         let start = self.nodes;

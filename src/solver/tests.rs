@@ -121,7 +121,7 @@ fn positions_of_larger_boards_equal_plain_negamax() {
                 .map(|c| Solver::new(&rules, c).unwrap())
                 .collect();
             for pos in positions {
-                if crate::solver::key::board_seeds(&pos) > 10 {
+                if pos.board_seeds() > 10 {
                     continue;
                 }
                 for s in &solvers {

@@ -7,7 +7,7 @@
 //! commit point: a checkpoint is the files its sidecar names, so a crash at any moment leaves the
 //! previous checkpoint whole (its files are removed only after the new sidecar is in place).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, bail};
 use burn::optim::ModuleOptimizer;
@@ -66,20 +66,6 @@ pub struct Meta {
     pub files: Files,
 }
 
-/// Writes burn's output for `path` under a temporary name, then renames it.
-fn save_renamed(
-    path: &Path,
-    save: impl FnOnce(PathBuf) -> Result<(), String>,
-) -> anyhow::Result<()> {
-    let tmp = files::temp_path(path, std::process::id());
-    files::remove_stale_temps(path);
-    if let Err(e) = save(tmp.clone()) {
-        let _ = std::fs::remove_file(&tmp);
-        bail!("saving {}: {e}", path.display());
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
 /// Writes a checkpoint into `dir`: weights, optimizer and run state under names of this
 /// iteration, then the sidecar that names them, then removes the files of older checkpoints.
 pub fn save(
@@ -91,21 +77,25 @@ pub fn save(
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let it = meta.iteration;
-    let names = Files {
-        model: format!("model-{it:06}.bpk"),
-        optim: Some(format!("optim-{it:06}.bpk")),
-        state: Some(format!("state-{it:06}.bin")),
+    let (model, opt, run) = (
+        format!("model-{it:06}.bpk"),
+        format!("optim-{it:06}.bpk"),
+        format!("state-{it:06}.bin"),
+    );
+    let other = |e| std::io::Error::other(format!("{e:?}"));
+    let saving = |name: &str| format!("saving {}", dir.join(name).display());
+    files::write_via_temp(&dir.join(&model), |p| {
+        net.clone().save_file(p).map_err(other)
+    })
+    .with_context(|| saving(&model))?;
+    files::write_via_temp(&dir.join(&opt), |p| optim.save(p).map_err(other))
+        .with_context(|| saving(&opt))?;
+    files::write_bytes(&dir.join(&run), state).with_context(|| saving(&run))?;
+    meta.files = Files {
+        model,
+        optim: Some(opt),
+        state: Some(run),
     };
-    save_renamed(&dir.join(&names.model), |p| {
-        net.clone().save_file(p).map_err(|e| format!("{e:?}"))
-    })?;
-    save_renamed(&dir.join(names.optim.as_deref().unwrap_or_default()), |p| {
-        optim.save(p).map_err(|e| format!("{e:?}"))
-    })?;
-    let state_path = dir.join(names.state.as_deref().unwrap_or_default());
-    files::write_bytes(&state_path, state)
-        .with_context(|| format!("cannot write {}", state_path.display()))?;
-    meta.files = names;
     let side = dir.join("meta.json");
     files::write_bytes(&side, serde_json::to_string_pretty(meta)?.as_bytes())
         .with_context(|| format!("cannot write {}", side.display()))?;

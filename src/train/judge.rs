@@ -163,19 +163,13 @@ fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Positi
             let extra = rng.random_range(0..=6);
             let mut inside = None;
             mixed_game(rules, rng, |pos, ply| {
-                if inside.is_none() && on_board(pos) <= DB_REPORT_SEEDS {
+                if inside.is_none() && pos.board_seeds() <= DB_REPORT_SEEDS {
                     inside = Some(ply);
                 }
                 inside.is_some_and(|k| ply >= k + extra)
             })
         }
     }
-}
-
-/// Seeds on the board (not in the stores).
-fn on_board(pos: &Position) -> u32 {
-    use crate::rules::Side;
-    pos.row_sum(Side::South) + pos.row_sum(Side::North)
 }
 
 /// `n` positions, a third from each source.
@@ -306,7 +300,7 @@ impl JudgeSet {
             let ok = (loss == 0) as usize;
             optimal += ok;
             lost += loss as i64;
-            let d = &mut db[(on_board(pos) <= DB_REPORT_SEEDS) as usize];
+            let d = &mut db[(pos.board_seeds() <= DB_REPORT_SEEDS) as usize];
             d.0 += ok;
             d.1 += 1;
             let k = names
@@ -349,7 +343,7 @@ mod tests {
         for (p, s, _) in &drawn {
             assert!(!p.is_over() && p.legal_moves().len() >= 2);
             if *s == Source::Endgame {
-                assert!(on_board(p) <= DB_REPORT_SEEDS, "{p}");
+                assert!(p.board_seeds() <= DB_REPORT_SEEDS, "{p}");
             }
         }
     }

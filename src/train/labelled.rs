@@ -13,11 +13,10 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
-use super::selfplay::{Replay, Sample, SelfPlayStats};
+use super::selfplay::{Replay, Sample, SelfPlayStats, optimal_policy};
 use crate::bots::{Bot, Greedy, random_move};
-use crate::rules::{Move, Position, Rules};
-use crate::search::MAX_ACTIONS;
-use crate::solver::{EndgameOracle, Solver};
+use crate::rules::{Position, Rules};
+use crate::solver::{EndgameOracle, ExactMoves, Solver};
 
 /// Draws and labels positions.
 pub struct Labeller {
@@ -48,22 +47,13 @@ fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<Position> {
     (!pos.is_over()).then_some(pos)
 }
 
-/// A sample from every legal move's exact final margin (for the player to move).
-fn sample(pos: Position, moves: &[(Move, i32)], total: u32) -> Sample {
-    let pits = pos.rules().pits();
-    let value = moves.iter().map(|m| m.1).max().expect("a legal move");
-    let best = moves.iter().filter(|m| m.1 == value).count() as f32;
-    let mut policy = [0.0; MAX_ACTIONS];
-    for (mv, v) in moves {
-        if *v == value {
-            policy[mv.action(pits)] = 1.0 / best;
-        }
-    }
+/// A sample from every legal move's exact value.
+fn sample(pos: Position, exact: &ExactMoves, total: u32) -> Sample {
     Sample {
         pos,
-        policy,
-        value: value.signum() as f32,
-        margin: value as f32 / total.max(1) as f32,
+        policy: optimal_policy(exact, pos.rules().pits()),
+        value: exact.value.signum() as f32,
+        margin: exact.value as f32 / total.max(1) as f32,
         exact: true,
     }
 }
@@ -109,17 +99,20 @@ impl Labeller {
                             continue;
                         };
                         if let Some(e) = self.oracle.moves(&pos) {
-                            return Some(sample(pos, &e.moves, total));
+                            return Some(sample(pos, &e, total));
                         }
                         if let Some((solver, limit)) = &self.solver {
                             let a = solver.analyse_within(&pos, Some(*limit), None);
                             if a.complete() {
-                                let moves: Vec<(Move, i32)> = a
-                                    .moves
-                                    .iter()
-                                    .filter_map(|m| m.value().map(|v| (m.mv, v)))
-                                    .collect();
-                                return Some(sample(pos, &moves, total));
+                                let exact = ExactMoves {
+                                    value: a.value().expect("a complete analysis has a value"),
+                                    moves: a
+                                        .moves
+                                        .iter()
+                                        .filter_map(|m| m.value().map(|v| (m.mv, v)))
+                                        .collect(),
+                                };
+                                return Some(sample(pos, &exact, total));
                             }
                         }
                     }

@@ -26,7 +26,7 @@ use super::state::{Reader, Writer};
 use crate::env::VecEnv;
 use crate::rules::{Move, Position, Rules};
 use crate::search::{Evaluator, MAX_ACTIONS, Oracle, SearchConfig, search_batch_with};
-use crate::solver::EndgameOracle;
+use crate::solver::{EndgameOracle, ExactMoves};
 
 /// How a position's value and margin targets are made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,16 +202,6 @@ impl SelfPlay {
         })
     }
 
-    /// The environment the games are played in.
-    pub fn env(&self) -> &VecEnv {
-        &self.env
-    }
-
-    /// The endgame oracle, if any.
-    pub fn oracle(&self) -> Option<&EndgameOracle> {
-        self.oracle.as_deref()
-    }
-
     /// Appends the games in flight to a run state.
     pub fn save(&self, w: &mut Writer) {
         w.u64(self.env.games() as u64);
@@ -359,24 +349,19 @@ impl SelfPlay {
             return Some(random_action(self.env.legal_bits(i), rng));
         }
         let exact = self.oracle.as_ref()?.moves(pos)?;
-        let pits = self.rules.pits();
         let best: Vec<Move> = exact.best().collect();
-        let mut policy = [0.0; MAX_ACTIONS];
-        for mv in &best {
-            policy[mv.action(pits)] = 1.0 / best.len() as f32;
-        }
         let mv = best[rng.random_range(0..best.len())];
         self.history[i].push(Pending {
             pos: *pos,
             player: self.env.to_play()[i],
-            policy,
+            policy: optimal_policy(&exact, self.rules.pits()),
             search_value: 0.0,
             exact: Some(exact.value),
             exploratory: false,
         });
         stats.positions += 1;
         stats.exact_positions += 1;
-        Some(mv.action(pits) as u32)
+        Some(mv.action(self.rules.pits()) as u32)
     }
 
     /// Turns the games that ended in the last step into samples (`weights`: the search's margin
@@ -408,6 +393,16 @@ impl SelfPlay {
             self.opening_left[i] = rng.random_range(0..=self.opening_moves);
         }
     }
+}
+
+/// The policy target of a position with exactly known move values: uniform over the optimal moves.
+pub(super) fn optimal_policy(exact: &ExactMoves, pits: usize) -> [f32; MAX_ACTIONS] {
+    let n = exact.best().count() as f32;
+    let mut policy = [0.0; MAX_ACTIONS];
+    for mv in exact.best() {
+        policy[mv.action(pits)] = 1.0 / n;
+    }
+    policy
 }
 
 /// A uniformly random action among the set bits of `legal`.
