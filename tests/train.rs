@@ -267,3 +267,68 @@ fn a_stopped_and_resumed_run_follows_the_uninterrupted_one() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_run_can_start_from_another_networks_weights_under_other_rules() {
+    let dir = scratch("init");
+    let cfg = config();
+    ok(&kalaha(
+        &dir,
+        &["train", "--config", &cfg, "--set", "run.iterations=1"],
+    ));
+    // Norwegian rules, the smoke network as the start; no gradient step in its one iteration
+    // (the replay never reaches min_size), so the saved weights are the ones it started from.
+    let start = [
+        "train",
+        "--config",
+        &cfg,
+        "--set",
+        "run.name=\"norwegian-ft\"",
+        "--set",
+        "run.iterations=1",
+        "--set",
+        "run.init=\"checkpoints/smoke\"",
+        "--set",
+        "rules.end=\"on-turn\"",
+        "--set",
+        "replay.min_size=4096",
+    ];
+    ok(&kalaha(&dir, &start));
+    let read = |p: &str| std::fs::read(dir.join(p)).unwrap();
+    assert_eq!(
+        read("checkpoints/norwegian-ft/model-000001.bpk"),
+        read("checkpoints/smoke/model-000001.bpk"),
+        "the run starts from the init network's weights"
+    );
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("checkpoints/norwegian-ft/meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["rules"]["end"], "on-turn");
+
+    // Another shape, or another board size, is refused naming the key.
+    for bad in ["network.hidden=64", "rules.pits=5"] {
+        let mut args: Vec<&str> = start.to_vec();
+        args[4] = "run.name=\"bad\"";
+        args.extend(["--set", bad]);
+        let out = kalaha(&dir, &args);
+        assert!(!out.status.success(), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("run.init"), "{bad}: {err}");
+    }
+    let out = kalaha(
+        &dir,
+        &[
+            "train",
+            "--config",
+            &cfg,
+            "--set",
+            "run.name=\"none\"",
+            "--set",
+            "run.init=\"checkpoints/missing\"",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run.init"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

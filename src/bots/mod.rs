@@ -83,9 +83,11 @@ pub enum BotSpec {
     /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search), optionally
     /// `policy:PATH:SIMS:margin=W` (the search's utility `(1 - W) * value + W * margin` instead of
     /// the checkpoint's): a trained checkpoint, loaded and checked by [`BotContext::prepare`].
+    /// `policy:auto[:SIMS]` ([`AUTO`]) is the network trained for exactly the rules the bot is
+    /// prepared for, wherever [`crate::nn::model::find_for`] finds it.
     #[cfg(feature = "train")]
     Policy {
-        /// The checkpoint: its folder, `meta.json` or weights file.
+        /// The checkpoint: its folder, `meta.json` or weights file; or [`AUTO`].
         path: String,
         /// Simulations of search per move (none: the policy's best move).
         sims: Option<u32>,
@@ -93,6 +95,11 @@ pub enum BotSpec {
         margin: Option<u16>,
     },
 }
+
+/// The path of `policy:auto`: the network found for the rules (`./auto` names a folder so
+/// called).
+#[cfg(feature = "train")]
+pub const AUTO: &str = "auto";
 
 /// Why a bot name was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -150,7 +157,7 @@ impl FromStr for BotSpec {
             };
             if path.is_empty() {
                 return Err(bad(
-                    "needs a checkpoint path, e.g. policy:checkpoints/kalah64".into(),
+                    "needs a checkpoint path, e.g. policy:checkpoints/kalah64, or auto".into(),
                 ));
             }
             return Ok(BotSpec::Policy {

@@ -1,6 +1,7 @@
 //! Bots made ready to play: [`BotContext`] loads what a bot needs once (networks by path, one
 //! solver per set of rules) and checks it against the rules; a [`Player`] holds the result and
-//! makes a fresh [`Bot`] per game.
+//! makes a fresh [`Bot`] per game. `policy:auto` is the network found for the rules a bot is
+//! prepared for ([`crate::nn::model::find_in`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -14,14 +15,20 @@ use crate::rules::{Rules, RulesSpec};
 use crate::solver::Solver;
 
 #[cfg(feature = "train")]
-use crate::nn::model::{self, Model};
+use super::AUTO;
+#[cfg(feature = "train")]
+use crate::nn::model::{self, Found, Model, NotFound};
 
 /// What bots share and load from disk, held for as long as the caller wants them kept: the
-/// networks read so far (by the path named) and one solver per set of rules.
+/// networks read so far (by the path named) and one solver per set of rules; and where
+/// `policy:auto` looks for networks.
 #[derive(Default)]
 pub struct BotContext {
     #[cfg(feature = "train")]
     networks: HashMap<String, Arc<Model>>,
+    /// Folders of checkpoints for `policy:auto` (none: [`model::checkpoint_roots`]).
+    #[cfg(feature = "train")]
+    roots: Option<Vec<std::path::PathBuf>>,
     solvers: HashMap<RulesSpec, Arc<Solver>>,
 }
 
@@ -31,9 +38,30 @@ impl BotContext {
         BotContext::default()
     }
 
-    /// Makes `spec` ready to play under `rules`: loads its network (once per path) and checks
-    /// the rules it was trained for, or sets up the solver (once per rules). Errors name the bot
-    /// and what is wrong (a missing checkpoint, other rules, too little memory).
+    /// An empty context whose `policy:auto` bots look for networks in `roots` only (see
+    /// [`model::find_in`]), not in [`model::checkpoint_roots`].
+    #[cfg(feature = "train")]
+    pub fn with_checkpoint_roots(roots: Vec<std::path::PathBuf>) -> BotContext {
+        BotContext {
+            roots: Some(roots),
+            ..BotContext::default()
+        }
+    }
+
+    /// The network trained for exactly `rules`, where this context looks (see
+    /// [`model::find_in`]); reads sidecars only.
+    #[cfg(feature = "train")]
+    pub fn find_network(&self, rules: &Rules) -> Result<Found, NotFound> {
+        match &self.roots {
+            Some(roots) => model::find_in(rules, roots),
+            None => model::find_for(rules),
+        }
+    }
+
+    /// Makes `spec` ready to play under `rules`: loads its network (once per path; for
+    /// `policy:auto`, the one found for exactly `rules`) and checks the rules it was trained for,
+    /// or sets up the solver (once per rules). Errors name the bot and what is wrong (a missing
+    /// checkpoint, other rules, no network for these rules, too little memory).
     pub fn prepare(&mut self, spec: &BotSpec, rules: &Rules) -> anyhow::Result<Player> {
         let kind = match spec {
             BotSpec::Random => Kind::Random,
@@ -43,9 +71,14 @@ impl BotContext {
             BotSpec::Solver => Kind::Solver(self.solver(rules)?),
             #[cfg(feature = "train")]
             BotSpec::Policy { path, sims, margin } => {
-                let m = self
-                    .network(path)
-                    .with_context(|| format!("bot '{spec}'"))?;
+                let m = if path == AUTO {
+                    self.find_network(rules)
+                        .map_err(anyhow::Error::from)
+                        .and_then(|found| self.network(&found.dir.display().to_string()))
+                } else {
+                    self.network(path)
+                }
+                .with_context(|| format!("bot '{spec}'"))?;
                 if m.card.rules != rules.spec() {
                     let trained = m.card.rules.build().map(|r| r.describe());
                     anyhow::bail!(

@@ -33,7 +33,7 @@ JSON keys (--json), stable:
 pub struct AnalyseArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS].
+    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS], policy:auto[:SIMS].
     #[arg(long, value_name = "SPEC")]
     bot: String,
     /// Seconds the solver may take to prove the moves' values (0: no solver).

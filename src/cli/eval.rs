@@ -15,7 +15,9 @@ use crate::eval::run::{self, Request};
 pub struct EvalArgs {
     #[command(flatten)]
     rules: RuleArgs,
-    /// Gauntlet: this player against each of --opponents.
+    /// Gauntlet: this player against each of --opponents. Bot specs: random, greedy, minimax:D,
+    /// mcts:N, solver, policy:PATH[:SIMS], policy:auto[:SIMS] (the network trained for exactly
+    /// these rules).
     #[arg(
         long,
         value_name = "SPEC",

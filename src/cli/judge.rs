@@ -22,6 +22,10 @@ pub struct JudgeArgs {
     /// Folder of solved judge sets (solved once there, at the seed every run uses).
     #[arg(long, value_name = "DIR", default_value = "checkpoints/judge")]
     cache: PathBuf,
+    /// Seconds the solver may spend on each position when it solves the set (0: no limit);
+    /// positions it cannot prove in time are left out and counted. The six-seed sets use 10.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    time_limit: f64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -39,7 +43,11 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             a.cache.display()
         );
     }
-    let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache)?;
+    if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
+        anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
+    }
+    let limit = (a.time_limit > 0.0).then(|| std::time::Duration::from_secs_f64(a.time_limit));
+    let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache, limit)?;
     let score = set.score(&mut NetEvaluator::new(m.net, Device::flex()));
     if a.json {
         return emit_json(&score);
@@ -52,6 +60,21 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         score.positions,
         score.mean_loss
     );
+    if score.unsolved > 0 {
+        s += &format!(
+            "  {} more positions drawn were not proved within {} s each and are left out\n",
+            score.unsolved, a.time_limit
+        );
+    }
+    if let Some(pie) = score.pie {
+        s += &format!(
+            "  pie rule: opening moves {:.1}% optimal of {}, swap answers {:.1}% agree with the solver of {}\n",
+            pct(pie.openings.optimal_rate),
+            pie.openings.positions,
+            pct(pie.swaps.optimal_rate),
+            pie.swaps.positions
+        );
+    }
     for (name, r) in [
         ("inside the database", score.inside_db),
         ("outside", score.outside_db),

@@ -14,7 +14,8 @@ use crate::bots::{BotContext, BotSpec, MatchConfig, MatchSummary, run_match_unti
 pub struct MatchArgs {
     #[command(flatten)]
     rules: RuleArgs,
-    /// The bot that starts as South: random, greedy, minimax:D, mcts:N.
+    /// The bot that starts as South: random, greedy, minimax:D, mcts:N, solver,
+    /// policy:PATH[:SIMS], or policy:auto[:SIMS] (the network trained for exactly these rules).
     #[arg(long)]
     south: String,
     /// The bot that starts as North.

@@ -2,7 +2,6 @@
 //! line by line otherwise.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 use clap::Args;
 
@@ -11,9 +10,6 @@ use crate::bots::{BotContext, BotSpec};
 use crate::play::{Level, Session, line, tui};
 use crate::rules::{Rules, Side};
 
-/// Where the committed network lives, relative to the repository root.
-const CHECKPOINT: &str = "checkpoints/kalah64";
-
 #[derive(Debug, Args)]
 pub struct PlayArgs {
     #[command(flatten)]
@@ -21,8 +17,9 @@ pub struct PlayArgs {
     /// Your seat: south (moves first) or north.
     #[arg(long, default_value = "south", value_name = "SIDE")]
     side: String,
-    /// Opponent strength: easy (greedy), medium (minimax:6), hard (the committed network with 64
-    /// simulations, or mcts:2000 without one), perfect (the exact solver).
+    /// Opponent strength: easy (greedy), medium (minimax:6), hard (the network trained for exactly
+    /// these rules with 64 simulations, or mcts:2000 without one; $KALAHA_CHECKPOINTS, then
+    /// ./checkpoints), perfect (the exact solver).
     #[arg(
         long,
         default_value = "hard",
@@ -30,7 +27,8 @@ pub struct PlayArgs {
         conflicts_with = "opponent"
     )]
     level: String,
-    /// Any bot spec as the opponent instead of a level.
+    /// Any bot spec as the opponent instead of a level: random, greedy, minimax:D, mcts:N, solver,
+    /// policy:PATH[:SIMS], policy:auto[:SIMS] (the network trained for these rules).
     #[arg(long, value_name = "SPEC")]
     opponent: Option<String>,
     /// Play both sides yourself, with undo and redo.
@@ -44,23 +42,25 @@ pub struct PlayArgs {
     line: bool,
 }
 
-/// The committed checkpoint, loaded into `ctx`, if one is there and fits `rules` (and this build
-/// can run it).
-fn checkpoint(ctx: &mut BotContext, rules: &Rules) -> Result<String, String> {
-    let candidates = [
-        PathBuf::from(CHECKPOINT),
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CHECKPOINT),
-    ];
-    let Some(dir) = candidates.iter().find(|d| d.join("meta.json").is_file()) else {
-        return Err(format!("no trained network at {CHECKPOINT}"));
-    };
-    let path = dir.display().to_string();
-    if cfg!(not(feature = "train")) {
-        return Err("this build has no network support (feature `train`)".into());
-    }
+/// The checkpoint level hard plays under `rules`: the network trained for exactly these rules
+/// ([`BotContext::find_network`]), loaded into `ctx`; else why there is none (or it cannot play).
+#[cfg(feature = "train")]
+fn network(ctx: &mut BotContext, rules: &Rules) -> Result<String, String> {
+    let found = ctx.find_network(rules).map_err(|e| e.to_string())?;
+    let path = found.dir.display().to_string();
     let spec = Level::Hard.spec(Some(&path));
     ctx.prepare(&spec, rules).map_err(|e| format!("{e:#}"))?;
+    eprintln!(
+        "kalaha: level hard is the network {path} ({}) with {} simulations",
+        rules.canonical_name(),
+        crate::play::HARD_SIMULATIONS
+    );
     Ok(path)
+}
+
+#[cfg(not(feature = "train"))]
+fn network(_: &mut BotContext, _: &Rules) -> Result<String, String> {
+    Err("this build has no network support (feature `train`)".into())
 }
 
 pub fn run(a: PlayArgs) -> anyhow::Result<()> {
@@ -79,7 +79,7 @@ pub fn run(a: PlayArgs) -> anyhow::Result<()> {
             None => {
                 let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
                 let ck = if level == Level::Hard {
-                    match checkpoint(&mut ctx, &rules) {
+                    match network(&mut ctx, &rules) {
                         Ok(p) => Some(p),
                         Err(why) => {
                             eprintln!("kalaha: {why}; level hard plays mcts:2000 instead");

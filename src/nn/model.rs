@@ -1,6 +1,10 @@
 //! Trained models on disk, as players read them: a checkpoint folder's weights (`model.bpk`) and
 //! the part of its sidecar (`meta.json`) that says how to play with them (rules, network shape,
 //! search settings). Training writes the whole sidecar ([`crate::train::checkpoint`]).
+//!
+//! [`find_for`] finds the committed network of exactly one set of rules: the folder named
+//! [`Rules::canonical_name`] (`checkpoints/kalah64`, `checkpoints/norwegian`, ...) or any other
+//! whose sidecar names those rules. A network never plays rules it was not trained for.
 
 use std::path::{Path, PathBuf};
 
@@ -156,6 +160,140 @@ pub fn load(path: &Path) -> anyhow::Result<Model> {
     })
 }
 
+/// The environment variable that names folders of checkpoints to search first (a path list, as
+/// `PATH` is written).
+pub const ROOTS_VAR: &str = "KALAHA_CHECKPOINTS";
+
+/// Folders that hold no networks, whatever they contain.
+const NOT_NETWORKS: &[&str] = &["judge"];
+
+/// Where [`find_for`] looks, in order: each folder of `$KALAHA_CHECKPOINTS`, `./checkpoints`, and
+/// the `checkpoints` folder of the source tree this was built from. A folder named twice (the
+/// last two, when run from the repository) is kept once.
+pub fn checkpoint_roots() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::env::var_os(ROOTS_VAR)
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    roots.push(PathBuf::from("checkpoints"));
+    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints"));
+    let mut seen = Vec::new();
+    roots.retain(|r| {
+        if r.as_os_str().is_empty() {
+            return false;
+        }
+        let key = r.canonicalize().unwrap_or_else(|_| r.clone());
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
+    roots
+}
+
+/// The network found for a set of rules.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// Its checkpoint folder (a search root joined with the folder's name).
+    pub dir: PathBuf,
+    /// Its card; its rules are exactly those asked for.
+    pub card: ModelCard,
+}
+
+/// Why no network plays a set of rules: none in the folders searched is for exactly them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no network was trained for {rules} ({name}): no checkpoint for exactly these rules in {searched}{notes}",
+    searched = list(roots),
+    notes = notes.iter().map(|n| format!("; {n}")).collect::<String>()
+)]
+pub struct NotFound {
+    /// The rules, described.
+    pub rules: String,
+    /// Their canonical name.
+    pub name: String,
+    /// The folders searched.
+    pub roots: Vec<PathBuf>,
+    /// Why a folder of the rules' canonical name that exists cannot serve (unreadable, other
+    /// rules, no weights).
+    pub notes: Vec<String>,
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    let v: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    v.join(", ")
+}
+
+/// The card of the network in `dir` if it is one for exactly `rules` with its weights present;
+/// else why not.
+fn card_for(dir: &Path, rules: &RulesSpec) -> Result<ModelCard, String> {
+    let card = load_card(dir).map_err(|e| format!("{e:#}"))?;
+    if card.rules != *rules {
+        let other = card.rules.build().map(|r| r.describe()).unwrap_or_default();
+        return Err(format!("{} holds a network for {other}", dir.display()));
+    }
+    if !dir.join(&card.model_file).is_file() {
+        return Err(format!(
+            "{}: its weights {} are missing",
+            dir.display(),
+            card.model_file
+        ));
+    }
+    Ok(card)
+}
+
+/// The committed network for exactly `rules`, searched in [`checkpoint_roots`] (see
+/// [`find_in`]).
+pub fn find_for(rules: &Rules) -> Result<Found, NotFound> {
+    find_in(rules, &checkpoint_roots())
+}
+
+/// The network for exactly `rules` (pits, seeds, capture, leftover, end and pie) in `roots`, each
+/// root in turn: its folder of the rules' canonical name ([`Rules::canonical_name`]) if that
+/// holds one, else the first folder by name whose sidecar names exactly these rules and whose
+/// weights are there. Folders that cannot be read are passed over; the error says why the
+/// canonical folder, where it exists, could not serve. Reads sidecars only, not weights.
+pub fn find_in(rules: &Rules, roots: &[PathBuf]) -> Result<Found, NotFound> {
+    let spec = rules.spec();
+    let name = rules.canonical_name();
+    let mut notes = Vec::new();
+    for root in roots {
+        let canonical = root.join(&name);
+        if canonical.is_dir() {
+            match card_for(&canonical, &spec) {
+                Ok(card) => {
+                    return Ok(Found {
+                        dir: canonical,
+                        card,
+                    });
+                }
+                Err(why) => notes.push(why),
+            }
+        }
+        let Ok(entries) = std::fs::read_dir(root) else {
+            continue;
+        };
+        // The canonical folder was tried above; the others in order of their names.
+        let mut folders: Vec<std::ffi::OsString> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name())
+            .filter(|n| *n != *name.as_str() && !NOT_NETWORKS.iter().any(|s| n == *s))
+            .collect();
+        folders.sort();
+        for folder in folders {
+            let dir = root.join(folder);
+            if let Ok(card) = card_for(&dir, &spec) {
+                return Ok(Found { dir, card });
+            }
+        }
+    }
+    Err(NotFound {
+        rules: rules.describe(),
+        name,
+        roots: roots.to_vec(),
+        notes,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +302,150 @@ mod tests {
     fn a_missing_path_is_named() {
         let e = load(Path::new("/nonexistent/run")).unwrap_err().to_string();
         assert_eq!(e, "no checkpoint at /nonexistent/run");
+    }
+
+    /// A fresh, empty folder under the system's temporary one.
+    fn temp_root(name: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("kalaha-find-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        root
+    }
+
+    /// `root/folder` as a checkpoint for `rules`: the committed sidecar with its rules replaced,
+    /// and an empty weights file (the lookup reads no weights) unless `weights` is false.
+    fn fake(root: &Path, folder: &str, rules: &Rules, weights: bool) {
+        let dir = root.join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = std::fs::read_to_string("checkpoints/kalah64/meta.json").unwrap();
+        let mut meta: serde_json::Value = serde_json::from_str(&text).unwrap();
+        meta["rules"] = serde_json::to_value(rules.spec()).unwrap();
+        std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
+        if weights {
+            let file = meta["files"]["model"].as_str().unwrap();
+            std::fs::write(dir.join(file), b"").unwrap();
+        }
+    }
+
+    fn preset(name: &str) -> Rules {
+        name.parse::<crate::rules::Preset>().unwrap().rules()
+    }
+
+    fn found(rules: &Rules, roots: &[PathBuf]) -> PathBuf {
+        find_in(rules, roots).unwrap_or_else(|e| panic!("{e}")).dir
+    }
+
+    #[test]
+    fn the_lookup_prefers_the_canonical_folder_then_the_first_with_exactly_the_rules() {
+        let root = temp_root("exact");
+        let roots = [root.clone()];
+        let norwegian = preset("norwegian");
+        fake(&root, "kalah64", &Rules::kalah64(), true);
+        fake(&root, "b-norwegian", &norwegian, true);
+        fake(&root, "a-norwegian-no-weights", &norwegian, false);
+        fake(&root, "c-norwegian", &norwegian, true);
+        // A folder called `judge` is never a network, whatever it holds.
+        fake(&root, "judge", &preset("children"), true);
+        assert_eq!(found(&Rules::kalah64(), &roots), root.join("kalah64"));
+        assert_eq!(found(&norwegian, &roots), root.join("b-norwegian"));
+        fake(&root, "norwegian", &norwegian, true);
+        let f = find_in(&norwegian, &roots).unwrap();
+        assert_eq!(f.dir, root.join("norwegian"));
+        assert_eq!(f.card.rules, norwegian.spec());
+        // Nothing for other rules, however close: the pie rule, another end, another size.
+        for rules in [
+            Rules::kalah64().with_pie(true),
+            norwegian.with_leftover(crate::rules::Leftover::Emptier),
+            preset("children"),
+            Rules::new(6, 5).unwrap(),
+        ] {
+            let e = find_in(&rules, &roots).unwrap_err();
+            assert_eq!(e.name, rules.canonical_name());
+            assert!(e.notes.is_empty(), "{e}");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "no network was trained for {} ({}): no checkpoint for exactly these rules in {}",
+                    rules.describe(),
+                    rules.canonical_name(),
+                    root.display()
+                )
+            );
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn roots_are_searched_in_order() {
+        let (first, second) = (temp_root("first"), temp_root("second"));
+        fake(&first, "zz-any-name", &Rules::kalah64(), true);
+        fake(&second, "kalah64", &Rules::kalah64(), true);
+        let roots = [first.join("missing"), first.clone(), second.clone()];
+        assert_eq!(found(&Rules::kalah64(), &roots), first.join("zz-any-name"));
+        let e = find_in(&Rules::new(3, 3).unwrap(), &roots).unwrap_err();
+        assert_eq!(e.roots, roots);
+        assert!(e.to_string().contains(&format!(
+            "in {}, {}, {}",
+            roots[0].display(),
+            roots[1].display(),
+            roots[2].display()
+        )));
+        std::fs::remove_dir_all(&first).unwrap();
+        std::fs::remove_dir_all(&second).unwrap();
+    }
+
+    #[test]
+    fn a_canonical_folder_that_cannot_serve_is_named_in_the_error() {
+        let root = temp_root("canonical");
+        let roots = [root.clone()];
+        std::fs::create_dir_all(root.join("norwegian")).unwrap();
+        std::fs::write(root.join("norwegian/meta.json"), "{ not json").unwrap();
+        fake(&root, "children", &Rules::kalah64(), true);
+        fake(&root, "swedish", &preset("swedish"), false);
+        // Unreadable folders elsewhere are passed over in silence.
+        std::fs::create_dir_all(root.join("broken")).unwrap();
+        std::fs::write(root.join("broken/meta.json"), "{").unwrap();
+        let e = find_in(&preset("norwegian"), &roots)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("no network was trained for"), "{e}");
+        assert!(
+            e.contains(&format!(
+                "; corrupt checkpoint sidecar {}",
+                root.join("norwegian/meta.json").display()
+            )),
+            "{e}"
+        );
+        let e = find_in(&preset("children"), &roots)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with(&format!(
+                "; {} holds a network for {}",
+                root.join("children").display(),
+                Rules::kalah64().describe()
+            )),
+            "{e}"
+        );
+        let e = find_in(&preset("swedish"), &roots).unwrap_err().to_string();
+        assert!(
+            e.contains("its weights model-000450.bpk are missing"),
+            "{e}"
+        );
+        // The Kalah(6,4) network in the folder called `children` still serves Kalah(6,4).
+        assert_eq!(found(&Rules::kalah64(), &roots), root.join("children"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn from_the_source_tree_the_committed_network_is_found_in_checkpoints() {
+        if std::env::var_os(ROOTS_VAR).is_some() {
+            return;
+        }
+        // Tests run in the source tree, so `./checkpoints` and the source tree's are one folder.
+        assert_eq!(checkpoint_roots(), [PathBuf::from("checkpoints")]);
+        let f = find_for(&Rules::kalah64()).unwrap();
+        assert_eq!(f.dir, Path::new("checkpoints/kalah64"));
     }
 
     #[test]

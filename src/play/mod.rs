@@ -327,6 +327,9 @@ impl Session {
     }
 }
 
+/// Simulations of search per move of level `hard`'s network.
+pub const HARD_SIMULATIONS: u32 = 64;
+
 /// An opponent's strength, as `kalaha play --level` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -334,7 +337,8 @@ pub enum Level {
     Easy,
     /// `medium`: minimax:6.
     Medium,
-    /// `hard`: the network with 64 simulations of search (or mcts:2000 without one).
+    /// `hard`: the network trained for the rules, with [`HARD_SIMULATIONS`] simulations of search
+    /// (or mcts:2000 without one).
     Hard,
     /// `perfect`: the exact solver.
     Perfect,
@@ -358,7 +362,8 @@ impl std::str::FromStr for Level {
 
 impl Level {
     /// The bot this level stands for; `checkpoint` is the network `hard` plays, if there is one
-    /// that fits the rules.
+    /// for the rules (`kalaha play` takes the one [`crate::bots::BotContext::find_network`]
+    /// finds).
     pub fn spec(self, checkpoint: Option<&str>) -> BotSpec {
         match (self, checkpoint) {
             (Level::Easy, _) => BotSpec::Greedy,
@@ -366,7 +371,7 @@ impl Level {
             #[cfg(feature = "train")]
             (Level::Hard, Some(path)) => BotSpec::Policy {
                 path: path.to_string(),
-                sims: Some(64),
+                sims: Some(HARD_SIMULATIONS),
                 margin: None,
             },
             (Level::Hard, _) => BotSpec::Mcts(2000),

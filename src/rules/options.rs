@@ -367,6 +367,44 @@ impl Preset {
     }
 }
 
+impl Rules {
+    /// The name of a set of rules, as checkpoint folders and training runs are named: the preset's
+    /// name (`kalah64` for international), else `kalah` and the board size (`kalah65`; `kalah10x12`
+    /// when either number has two digits) followed by each option that differs from the default
+    /// (`-capture-off`, `-leftover-emptier`, `-end-on-turn`); then `-pie` with the pie rule. Two
+    /// different rule sets never share a name.
+    pub fn canonical_name(&self) -> String {
+        let base = self.with_pie(false);
+        let mut name = match Preset::ALL.iter().find(|p| p.rules() == base) {
+            Some(Preset::International) => "kalah64".to_string(),
+            Some(p) => p.name().to_string(),
+            None => {
+                let (m, n) = (self.pits(), self.seeds());
+                let mut s = if m < 10 && n < 10 {
+                    format!("kalah{m}{n}")
+                } else {
+                    format!("kalah{m}x{n}")
+                };
+                let d = RulesSpec::default();
+                if self.capture != d.capture {
+                    s += &format!("-capture-{}", self.capture);
+                }
+                if self.leftover != d.leftover {
+                    s += &format!("-leftover-{}", self.leftover);
+                }
+                if self.end != d.end {
+                    s += &format!("-end-{}", self.end);
+                }
+                s
+            }
+        };
+        if self.pie {
+            name += "-pie";
+        }
+        name
+    }
+}
+
 impl FromStr for Preset {
     type Err = RulesError;
     fn from_str(s: &str) -> Result<Preset, RulesError> {
@@ -423,6 +461,69 @@ mod tests {
                 .to_string()
                 .contains("international")
         );
+    }
+
+    #[test]
+    fn canonical_names_follow_the_presets_then_the_options() {
+        let name = |r: Rules| r.canonical_name();
+        let p = |n: &str| n.parse::<Preset>().unwrap().rules();
+        assert_eq!(name(Rules::kalah64()), "kalah64");
+        assert_eq!(name(Rules::kalah64().with_pie(true)), "kalah64-pie");
+        assert_eq!(name(p("norwegian")), "norwegian");
+        assert_eq!(name(p("children")), "children");
+        assert_eq!(name(p("swedish")), "swedish");
+        assert_eq!(name(p("danish")), "danish");
+        assert_eq!(name(p("danish").with_pie(true)), "danish-pie");
+        assert_eq!(name(Rules::new(6, 5).unwrap()), "kalah65");
+        assert_eq!(name(Rules::new(10, 12).unwrap()), "kalah10x12");
+        assert_eq!(
+            name(Rules::new(6, 3).unwrap().with_capture(Capture::Off)),
+            "children"
+        );
+        assert_eq!(
+            name(Rules::new(6, 3).unwrap().with_capture(Capture::Empty)),
+            "kalah63-capture-empty"
+        );
+        assert_eq!(
+            name(
+                Rules::new(8, 5)
+                    .unwrap()
+                    .with_leftover(Leftover::Discard)
+                    .with_end(End::OnTurn)
+                    .with_pie(true)
+            ),
+            "kalah85-leftover-discard-end-on-turn-pie"
+        );
+        // Kalah(6,4) with the Norwegian end under another leftover is not Norwegian.
+        assert_eq!(
+            name(p("norwegian").with_leftover(Leftover::Emptier)),
+            "kalah64-leftover-emptier-end-on-turn"
+        );
+    }
+
+    #[test]
+    fn no_two_rule_sets_share_a_canonical_name() {
+        let mut seen = std::collections::HashMap::new();
+        for pits in 1..=MAX_PITS as u32 {
+            for seeds in 1..=MAX_SEEDS {
+                let Ok(r) = Rules::new(pits, seeds) else {
+                    continue;
+                };
+                for &c in Capture::ALL {
+                    for &l in Leftover::ALL {
+                        for &e in End::ALL {
+                            for pie in [false, true] {
+                                let r =
+                                    r.with_capture(c).with_leftover(l).with_end(e).with_pie(pie);
+                                if let Some(other) = seen.insert(r.canonical_name(), r) {
+                                    panic!("{r:?} and {other:?} are both {}", r.canonical_name());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

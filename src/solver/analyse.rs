@@ -374,9 +374,14 @@ impl Solver {
     /// Analyses many positions in parallel (each with every move's value), sharing the table;
     /// the answers come in the order of `positions`.
     pub fn judge(&self, positions: &[Position]) -> Vec<Analysis> {
+        self.judge_within(positions, None)
+    }
+
+    /// Like [`Solver::judge`], each position stopped at `limit` with the bounds proven so far.
+    pub fn judge_within(&self, positions: &[Position], limit: Option<Duration>) -> Vec<Analysis> {
         positions
             .par_iter()
-            .map(|p| self.analyse_with(p, None, Detail::Every, None))
+            .map(|p| self.analyse_with(p, limit, Detail::Every, None))
             .collect()
     }
 }

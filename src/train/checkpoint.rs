@@ -201,6 +201,7 @@ const MAY_CHANGE: &[&str] = &[
     "run.checkpoint_dir",
     "run.experiment_dir",
     "run.device",
+    "run.init",
     "eval.",
 ];
 

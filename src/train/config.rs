@@ -52,6 +52,10 @@ pub struct RunConfig {
     pub experiment_dir: PathBuf,
     /// `cpu` (burn's flex backend) or `cuda` (needs the `cuda` cargo feature).
     pub device: String,
+    /// Optional: a checkpoint (folder or sidecar) whose weights a fresh run starts from instead of
+    /// random ones; it must have the same network shape and pits per side (rules may differ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<PathBuf>,
 }
 
 /// Rules: an optional preset, then each given option on top (like the command line's flags).
@@ -176,6 +180,10 @@ pub struct EvalConfig {
     pub opponents: Vec<String>,
     /// Positions judged by the exact solver (0: skip; needs the solver).
     pub solver_positions: usize,
+    /// Optional: seconds the solver may spend on each judged position (0: no limit); positions
+    /// it cannot prove in time are left out of the set and counted.
+    #[serde(default)]
+    pub solver_time_limit: f64,
 }
 
 /// `Ok` if `ok`, else an error naming `key` and saying `why`.
@@ -236,7 +244,19 @@ impl TrainConfig {
         self.validate_selfplay()?;
         self.validate_learning()?;
         self.opponent_specs()?;
+        let t = self.eval.solver_time_limit;
+        check(
+            t >= 0.0 && t.is_finite() && t <= 86_400.0,
+            "eval.solver_time_limit",
+            "must be 0 (no limit) to 86400 seconds",
+        )?;
         Ok(())
+    }
+
+    /// The solver's time limit per judged position (`eval.solver_time_limit`), if any.
+    pub fn judge_time_limit(&self) -> Option<std::time::Duration> {
+        let t = self.eval.solver_time_limit;
+        (t > 0.0).then(|| std::time::Duration::from_secs_f64(t))
     }
 
     /// The `[run]` keys.

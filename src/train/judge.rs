@@ -9,9 +9,12 @@
 //! 6 plies more). Self-play never trains on these positions: they come from their own seed and
 //! their own players.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -24,6 +27,14 @@ use crate::solver::{Solver, SolverConfig};
 /// Positions with at most this many seeds on the board count as "inside the database" in
 /// reports, whatever database a run trains with (18 is the Kalah(6,4) solver's own).
 pub const DB_REPORT_SEEDS: u32 = 18;
+
+/// Most seeds on the board of a judged position drawn from a game of `rules`: any position in
+/// games of up to Kalah(6,4)'s 48 seeds, at most 40 in bigger ones (the solver cannot prove the
+/// Kalah(6,6) start, but proves positions with 40 seeds left in seconds).
+pub fn deep_enough(rules: &Rules) -> u32 {
+    let total = rules.total_seeds();
+    if total > 48 { 40 } else { total }
+}
 
 /// The seed every run draws its judge set with, so that runs are judged on the same positions.
 pub const JUDGE_SEED: u64 = 2026;
@@ -38,6 +49,9 @@ pub enum Source {
     Minimax,
     /// Mixed games played into the endgame.
     Endgame,
+    /// Under the pie rule, every decision of the opening: the opener's moves of its first turn
+    /// and each position where the answer `swap` is open (scored apart, see [`PieScore`]).
+    Pie,
 }
 
 /// A judged position: its notation, where it came from, and the exact value of every legal move
@@ -59,6 +73,15 @@ struct JudgeFile {
     rules: RulesSpec,
     seed: u64,
     positions: Vec<Judged>,
+    /// Positions drawn but not proved within the time limit (left out of `positions`).
+    #[serde(default)]
+    unsolved: usize,
+    /// The solver's limit per position, in seconds, if it had one.
+    #[serde(default)]
+    time_limit: Option<f64>,
+    /// Seconds the solver took over the whole set.
+    #[serde(default)]
+    seconds: f64,
 }
 
 const FORMAT: &str = "kalaha-judge-2";
@@ -90,6 +113,9 @@ impl Rate {
 pub struct JudgeScore {
     /// Positions judged.
     pub positions: usize,
+    /// Positions drawn but left out: the solver did not prove them within its time limit.
+    #[serde(default)]
+    pub unsolved: usize,
     /// Share of the network's moves that are optimal.
     pub optimal_rate: f64,
     /// Standard error of `optimal_rate`.
@@ -106,11 +132,27 @@ pub struct JudgeScore {
     /// By phase: `opening` (plies 0-11), `middle` (12-24), `late` (25 on).
     #[serde(default)]
     pub phases: Vec<(String, Rate)>,
+    /// Under the pie rule: the opening decisions (not counted in the figures above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pie: Option<PieScore>,
+}
+
+/// The network's pie-rule decisions against the solver's, over every position of the opening
+/// turn and every swap decision (not sampled: all of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PieScore {
+    /// The opener's moves in its first turn, knowing it may be swapped: share optimal.
+    pub openings: Rate,
+    /// The answer: share of positions where the network swaps exactly when swapping is optimal
+    /// (either choice agrees where both are optimal).
+    pub swaps: Rate,
 }
 
 /// A fixed, cached set of solved positions.
 pub struct JudgeSet {
     positions: Vec<(Position, Judged)>,
+    unsolved: usize,
+    seconds: f64,
 }
 
 /// A game of random and greedy moves mixed (the share of greedy moves drawn per game), played
@@ -140,15 +182,17 @@ fn mixed_game(
 fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Position, u32)> {
     match source {
         Source::Mixed => {
-            let target = rng.random_range(4..40);
-            mixed_game(rules, rng, |_, ply| ply >= target)
+            let (target, cap) = (rng.random_range(4..40), deep_enough(rules));
+            mixed_game(rules, rng, |pos, ply| {
+                ply >= target && pos.board_seeds() <= cap
+            })
         }
         Source::Minimax => {
             let (random, target) = (rng.random_range(2..=6), rng.random_range(4..40));
             let mut pos = Position::start(rules);
             let mut bot = Minimax::new(4);
-            let mut ply = 0;
-            while !pos.is_over() && ply < target {
+            let (mut ply, cap) = (0, deep_enough(rules));
+            while !pos.is_over() && (ply < target || pos.board_seeds() > cap) {
                 let mv = if ply < random {
                     random_move(&pos, rng)
                 } else {
@@ -159,6 +203,8 @@ fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Positi
             }
             (!pos.is_over() && pos.legal_moves().len() >= 2).then_some((pos, ply))
         }
+        // The pie rule's positions are enumerated, not drawn (see `pie_positions`).
+        Source::Pie => None,
         Source::Endgame => {
             let extra = rng.random_range(0..=6);
             let mut inside = None;
@@ -170,6 +216,40 @@ fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Positi
             })
         }
     }
+}
+
+/// Under the pie rule, every decision of the opening with its ply: the opener's positions in its
+/// first turn and each position where `swap` is open; none without the pie rule.
+pub fn pie_positions(rules: &Rules) -> Vec<(Position, u32)> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![(Position::start(rules), 0)];
+    while let Some((p, ply)) = stack.pop() {
+        let opening = crate::env::obs::pie_to_come(&p);
+        if !(opening || p.swap_allowed()) || !seen.insert(p.to_string()) {
+            continue;
+        }
+        out.push((p, ply));
+        if opening {
+            for mv in p.legal_moves().iter() {
+                let (child, _) = p.after(mv).expect("legal moves play");
+                stack.push((child, ply + 1));
+            }
+        }
+    }
+    out.sort_by_key(|(p, ply)| (*ply, p.to_string()));
+    out
+}
+
+/// `n` positions, a third from each source, then (pie rule) every decision of the opening.
+fn draw_set(rules: &Rules, n: usize, seed: u64) -> Vec<(Position, Source, u32)> {
+    let mut drawn = draw_positions(rules, n, seed);
+    drawn.extend(
+        pie_positions(rules)
+            .into_iter()
+            .map(|(p, ply)| (p, Source::Pie, ply)),
+    );
+    drawn
 }
 
 /// `n` positions, a third from each source.
@@ -197,16 +277,20 @@ fn phase(ply: u32) -> &'static str {
 }
 
 impl JudgeSet {
-    /// Loads the set for `rules` from `cache_dir`, or draws and solves it (and caches it).
+    /// Loads the set for `rules` from `cache_dir`, or draws and solves it (and caches it); with a
+    /// `limit`, each position gets at most that long and those not proved are left out (and
+    /// counted).
     pub fn load_or_build(
         rules: &Rules,
         n: usize,
         seed: u64,
         cache_dir: &Path,
+        limit: Option<Duration>,
     ) -> anyhow::Result<JudgeSet> {
         let spec = rules.spec();
+        let timed = limit.map_or(String::new(), |l| format!("-t{}", l.as_secs_f64()));
         let name = format!(
-            "judge2-{}x{}-{:?}-{:?}-{:?}-pie{}-{n}-{seed}.json",
+            "judge2-{}x{}-{:?}-{:?}-{:?}-pie{}-{n}-{seed}{timed}.json",
             spec.pits, spec.seeds, spec.capture, spec.leftover, spec.end, spec.pie
         )
         .to_lowercase();
@@ -215,7 +299,7 @@ impl JudgeSet {
             && let Ok(f) = serde_json::from_str::<JudgeFile>(&text)
             && f.format == FORMAT
             && f.rules == spec
-            && f.positions.len() == n
+            && f.positions.len() + f.unsolved == n + pie_positions(rules).len()
         {
             let positions = f
                 .positions
@@ -223,26 +307,34 @@ impl JudgeSet {
                 .map(|j| Ok((Position::parse(&j.position, rules)?, j)))
                 .collect::<anyhow::Result<Vec<_>>>()
                 .with_context(|| format!("corrupt judge cache {}", path.display()))?;
-            return Ok(JudgeSet { positions });
+            return Ok(JudgeSet {
+                positions,
+                unsolved: f.unsolved,
+                seconds: f.seconds,
+            });
         }
-        let drawn = draw_positions(rules, n, seed);
+        let drawn = draw_set(rules, n, seed);
+        let started = Instant::now();
         let solver = Solver::new(rules, &SolverConfig::default())?;
         let just: Vec<Position> = drawn.iter().map(|d| d.0).collect();
-        let analyses = solver.judge(&just);
+        let analyses = solver.judge_within(&just, limit);
+        let seconds = started.elapsed().as_secs_f64();
         let pits = rules.pits();
         let mut positions = Vec::with_capacity(n);
+        let mut unsolved = 0;
         for ((p, source, ply), a) in drawn.into_iter().zip(analyses) {
-            let value = a.value().context("the solver left a position unsolved")?;
-            let moves = a
+            let moves: Option<Vec<(usize, i32)>> = a
                 .moves
                 .iter()
-                .map(|m| {
-                    Ok((
-                        m.mv.action(pits),
-                        m.value().context("the solver left a move unsolved")?,
-                    ))
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
+                .map(|m| Some((m.mv.action(pits), m.value()?)))
+                .collect();
+            let (Some(value), Some(moves)) = (a.value(), moves) else {
+                if limit.is_none() {
+                    bail!("the solver left {p} unsolved without a time limit");
+                }
+                unsolved += 1;
+                continue;
+            };
             positions.push((
                 p,
                 Judged {
@@ -259,12 +351,29 @@ impl JudgeSet {
             rules: spec,
             seed,
             positions: positions.iter().map(|p| p.1.clone()).collect(),
+            unsolved,
+            time_limit: limit.map(|l| l.as_secs_f64()),
+            seconds,
         };
         std::fs::create_dir_all(cache_dir)?;
-        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-        std::fs::write(&tmp, serde_json::to_string(&file)?)?;
-        std::fs::rename(&tmp, &path)?;
-        Ok(JudgeSet { positions })
+        let text = serde_json::to_string(&file)?;
+        crate::files::write_atomic(&path, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(JudgeSet {
+            positions,
+            unsolved,
+            seconds,
+        })
+    }
+
+    /// Positions drawn but not proved within the time limit (not in the set).
+    pub fn unsolved(&self) -> usize {
+        self.unsolved
+    }
+
+    /// Seconds the solver took to solve the set (when it was built).
+    pub fn seconds(&self) -> f64 {
+        self.seconds
     }
 
     /// Positions in the set.
@@ -289,7 +398,28 @@ impl JudgeSet {
         let mut db = [(0usize, 0usize); 2];
         let names = ["opening", "middle", "late"];
         let mut by_phase = [(0usize, 0usize); 3];
+        let (mut openings, mut swaps) = ((0usize, 0usize), (0usize, 0usize));
+        let swap = self.positions.first().map_or(0, |p| p.0.rules().pits());
+        let mut n = 0;
         for ((pos, j), a) in self.positions.iter().zip(actions) {
+            if j.source == Source::Pie {
+                let optimal = |pick: &dyn Fn(usize) -> bool| {
+                    j.moves.iter().any(|&(x, v)| pick(x) && v == j.value)
+                };
+                if pos.swap_allowed() {
+                    swaps.0 += if a == swap {
+                        optimal(&|x| x == swap)
+                    } else {
+                        optimal(&|x| x != swap)
+                    } as usize;
+                    swaps.1 += 1;
+                } else {
+                    openings.0 += optimal(&|x| x == a) as usize;
+                    openings.1 += 1;
+                }
+                continue;
+            }
+            n += 1;
             let v = j
                 .moves
                 .iter()
@@ -310,13 +440,13 @@ impl JudgeSet {
             by_phase[k].0 += ok;
             by_phase[k].1 += 1;
         }
-        let n = self.positions.len();
         let all = Rate::of(optimal, n);
         JudgeScore {
             positions: n,
+            unsolved: self.unsolved,
             optimal_rate: all.optimal_rate,
             std_err: all.std_err,
-            mean_loss: lost as f64 / n as f64,
+            mean_loss: lost as f64 / n.max(1) as f64,
             inside_db: Rate::of(db[1].0, db[1].1),
             outside_db: Rate::of(db[0].0, db[0].1),
             phases: names
@@ -324,6 +454,10 @@ impl JudgeSet {
                 .zip(by_phase)
                 .map(|(name, (o, c))| (name.to_string(), Rate::of(o, c)))
                 .collect(),
+            pie: (openings.1 + swaps.1 > 0).then(|| PieScore {
+                openings: Rate::of(openings.0, openings.1),
+                swaps: Rate::of(swaps.0, swaps.1),
+            }),
         }
     }
 }
@@ -346,6 +480,41 @@ mod tests {
                 assert!(p.board_seeds() <= DB_REPORT_SEEDS, "{p}");
             }
         }
+    }
+
+    #[test]
+    fn six_seed_sets_are_drawn_deep_enough_to_prove() {
+        let rules = crate::rules::Preset::Swedish.rules();
+        assert_eq!(deep_enough(&rules), 40);
+        assert_eq!(deep_enough(&Rules::kalah64()), 48);
+        for (p, _, _) in draw_positions(&rules, 30, 5) {
+            assert!(p.board_seeds() <= 40, "{p}");
+        }
+    }
+
+    #[test]
+    fn the_pie_set_holds_every_opening_decision_and_every_swap_answer() {
+        assert!(pie_positions(&Rules::kalah64()).is_empty());
+        let rules = Rules::kalah64().with_pie(true);
+        let all = pie_positions(&rules);
+        let start = Position::start(&rules);
+        assert_eq!((all[0].0.to_string(), all[0].1), (start.to_string(), 0));
+        let swaps = all.iter().filter(|(p, _)| p.swap_allowed()).count();
+        // Every first move of South that ends its turn is a swap point (pit 3 of 4 seeds ends in
+        // the store and goes on), and the opener's turn goes on only through extra turns.
+        assert!(swaps >= 5, "{swaps}");
+        for (p, ply) in &all {
+            assert!(p.swap_allowed() || crate::env::obs::pie_to_come(p), "{p}");
+            assert_eq!(
+                p.to_move() == start.to_move(),
+                !p.swap_allowed(),
+                "{p} {ply}"
+            );
+        }
+        // Drawn sets carry them after the sampled positions.
+        let set = draw_set(&rules, 9, 1);
+        assert_eq!(set.len(), 9 + all.len());
+        assert!(set[9..].iter().all(|d| d.1 == Source::Pie));
     }
 
     #[test]

@@ -417,6 +417,21 @@ impl Trainer {
                 100.0 * j.inside_db.optimal_rate,
                 j.mean_loss
             ));
+            if let Some(pie) = &j.pie {
+                log.scalar("eval/solver/pie_openings", pie.openings.optimal_rate, step);
+                log.scalar("eval/solver/pie_swaps", pie.swaps.optimal_rate, step);
+                msg.push_str(&format!(
+                    "  pie: openings {:.0}% swaps {:.0}%",
+                    100.0 * pie.openings.optimal_rate,
+                    100.0 * pie.swaps.optimal_rate
+                ));
+            }
+            if j.unsolved > 0 {
+                msg.push_str(&format!(
+                    " on {} judged ({} unproved left out)",
+                    j.positions, j.unsolved
+                ));
+            }
         }
         msg
     }
@@ -556,8 +571,12 @@ fn start_or_resume(
         );
     }
     train_device.seed(cfg.run.seed);
+    let net = match &cfg.run.init {
+        Some(path) => init_net(path, cfg, rules, train_device)?,
+        None => Net::new(&cfg.network, rules.pits(), train_device),
+    };
     Ok(Start {
-        net: Net::new(&cfg.network, rules.pits(), train_device),
+        net,
         optim,
         meta: Meta {
             format: checkpoint::FORMAT.to_string(),
@@ -576,6 +595,42 @@ fn start_or_resume(
     })
 }
 
+/// The weights of the checkpoint `path` (`run.init`) as the start of a fresh run: same network
+/// shape and pits per side as the config asks, any other rules (the observation and actions depend
+/// only on the pits, so a network of one rule set is a start for another).
+fn init_net(
+    path: &std::path::Path,
+    cfg: &TrainConfig,
+    rules: &Rules,
+    train_device: &Device,
+) -> anyhow::Result<Net> {
+    let dir = crate::nn::model::folder(path).context("run.init")?;
+    let card = crate::nn::model::load_card(&dir).context("run.init")?;
+    if card.network != cfg.network {
+        bail!(
+            "run.init: {} is a network of {:?}, the config asks for {:?}",
+            dir.display(),
+            card.network,
+            cfg.network
+        );
+    }
+    let pits = card.rules.build()?.pits();
+    if pits != rules.pits() {
+        bail!(
+            "run.init: {} plays {pits} pits a side, the config's rules {}",
+            dir.display(),
+            rules.pits()
+        );
+    }
+    crate::nn::model::load_weights(
+        &dir,
+        &card.model_file,
+        &card.network,
+        &card.rules,
+        train_device,
+    )
+}
+
 /// Loads or solves the judge set on a thread of its own (with a pool of one thread, so that the
 /// solver's parallel loops do not hold up self-play's), if the config asks for one.
 fn spawn_judge(
@@ -583,11 +638,12 @@ fn spawn_judge(
     rules: &Rules,
 ) -> Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>> {
     let (n, seed, rules) = (cfg.eval.solver_positions, judge::JUDGE_SEED, *rules);
+    let limit = cfg.judge_time_limit();
     let cache = cfg.run.checkpoint_dir.join("judge");
     (n > 0).then(|| {
         std::thread::spawn(move || {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-            pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache))
+            pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache, limit))
         })
     })
 }

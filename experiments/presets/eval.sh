@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The evaluation report of one per-rule-set network (issue 16), into experiments/<name>-eval/:
+#   judge.json / judge.txt  the network alone on its rule set's judge set (kalaha judge)
+#   gauntlet/               64 simulations against random, greedy, minimax:4, minimax:8 and
+#                           mcts:1000: 200 games each from 100 openings of 6 random moves
+#   solver/                 (rule sets the solver plays from the start) 100 games against `solver`,
+#                           every move of the network judged (pie: openings of 1 move, so that the
+#                           swap answer is in the games)
+# usage: experiments/presets/eval.sh NAME [KALAHA_BINARY]
+set -eu
+name=$1
+bin=${2:-target/release/kalaha}
+case $name in
+  kalah64-pie) rules="--pie"; solver=1; open=1; judge="--positions 1200" ;;
+  norwegian|children) rules="--rules $name"; solver=1; open=6; judge="--positions 1200" ;;
+  swedish|danish) rules="--rules $name"; solver=0; judge="--positions 600 --time-limit 10" ;;
+  *) echo "unknown rule set $name" >&2; exit 2 ;;
+esac
+net=checkpoints/$name
+out=experiments/$name-eval
+mkdir -p $out
+$bin judge --network $net $judge --json > $out/judge.json
+$bin judge --network $net $judge > $out/judge.txt
+$bin eval $rules --player policy:checkpoints/$name:64 \
+  --opponents random,greedy,minimax:4,minimax:8,mcts:1000 \
+  --games 200 --opening-moves 6 --seed 1 --name $name-eval/gauntlet --run $net --json \
+  > $out/gauntlet.json 2> $out/gauntlet.log
+if [ $solver = 1 ]; then
+  $bin eval $rules --player policy:checkpoints/$name:64 --opponents solver --judge policy:checkpoints/$name:64 \
+    --games 100 --opening-moves $open --seed 1 --name $name-eval/solver --json \
+    > $out/solver.json 2> $out/solver.log
+fi

@@ -1,0 +1,215 @@
+//! The network of each rule set: `policy:auto` and `kalaha play --level hard` take the checkpoint
+//! trained for exactly the rules played, and say so plainly when there is none.
+#![cfg(feature = "train")]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use kalaha::bots::{BotContext, BotSpec, play_game};
+use kalaha::nn::model::ROOTS_VAR;
+use kalaha::rules::{Position, Preset, Rules};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+/// A fresh, empty folder of checkpoints under the system's temporary one.
+fn temp_root(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("kalaha-networks-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    root
+}
+
+/// `root/folder` as a checkpoint for `rules`: the committed Kalah(6,4) network (its weights fit
+/// any six-pit rules) with its sidecar's rules replaced.
+fn fake(root: &Path, folder: &str, rules: &Rules) {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("checkpoints/kalah64/meta.json").unwrap();
+    let mut meta: serde_json::Value = serde_json::from_str(&text).unwrap();
+    meta["rules"] = serde_json::to_value(rules.spec()).unwrap();
+    std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
+    let file = meta["files"]["model"].as_str().unwrap();
+    std::fs::copy(Path::new("checkpoints/kalah64").join(file), dir.join(file)).unwrap();
+}
+
+fn norwegian() -> Rules {
+    Preset::Norwegian.rules()
+}
+
+#[test]
+fn policy_auto_plays_the_network_of_exactly_the_rules_and_no_other() {
+    let root = temp_root("auto");
+    fake(&root, "kalah64", &Rules::kalah64());
+    let spec: BotSpec = "policy:auto:4".parse().unwrap();
+    assert_eq!(spec.to_string(), "policy:auto:4");
+    // A Kalah(6,4) network never plays Norwegian rules, though the board is the same.
+    let e = BotContext::with_checkpoint_roots(vec![root.clone()])
+        .prepare(&spec, &norwegian())
+        .unwrap_err();
+    assert_eq!(
+        format!("{e:#}"),
+        format!(
+            "bot 'policy:auto:4': no network was trained for {} (norwegian): no checkpoint for \
+             exactly these rules in {}",
+            norwegian().describe(),
+            root.display()
+        )
+    );
+    fake(&root, "some-norwegian-run", &norwegian());
+    let mut ctx = BotContext::with_checkpoint_roots(vec![root.clone()]);
+    for rules in [norwegian(), Rules::kalah64()] {
+        let player = ctx.prepare(&spec, &rules).unwrap();
+        assert_eq!(player.network().unwrap().card.rules, rules.spec());
+        let mut rng = SmallRng::seed_from_u64(1);
+        let game = play_game(Position::start(&rules), &player, &player, &mut rng);
+        assert!(game.position().is_over());
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn policy_auto_errors_for_rules_with_no_network() {
+    // Nobody trains Kalah(3,2) with the pie rule; the default roots are searched.
+    let rules = Rules::new(3, 2).unwrap().with_pie(true);
+    let e = BotContext::new()
+        .prepare(&"policy:auto".parse().unwrap(), &rules)
+        .unwrap_err();
+    let e = format!("{e:#}");
+    assert!(
+        e.starts_with(&format!(
+            "bot 'policy:auto': no network was trained for {} (kalah32-pie): no checkpoint for \
+             exactly these rules in ",
+            rules.describe()
+        )),
+        "{e}"
+    );
+    assert!(e.contains("checkpoints"), "{e}");
+}
+
+/// `kalaha ARGS` with `$KALAHA_CHECKPOINTS` set to `root` (or unset), `input` piped in.
+fn kalaha(args: &[&str], root: Option<&Path>, input: &str) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kalaha"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match root {
+        Some(r) => cmd.env(ROOTS_VAR, r),
+        None => cmd.env_remove(ROOTS_VAR),
+    };
+    let mut child = cmd.spawn().expect("run kalaha");
+    // The game may end before all input is read; a closed pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    child.wait_with_output().expect("kalaha finishes")
+}
+
+fn texts(out: &Output) -> (String, String) {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    (String::from_utf8_lossy(&out.stdout).to_string(), stderr)
+}
+
+#[test]
+fn play_hard_under_norwegian_rules_plays_the_norwegian_network_to_the_end() {
+    let root = temp_root("play");
+    fake(&root, "kalah64", &Rules::kalah64());
+    fake(&root, "norwegian", &norwegian());
+    // Pit numbers over and over: the empty ones are refused, so the game is played to its end.
+    let input = "1\n2\n3\n4\n5\n6\n".repeat(60) + "n\n";
+    let out = kalaha(
+        &["play", "--rules", "norwegian", "--line", "--seed", "1"],
+        Some(&root),
+        &input,
+    );
+    let (stdout, stderr) = texts(&out);
+    let dir = root.join("norwegian").display().to_string();
+    assert_eq!(
+        stderr,
+        format!("kalaha: level hard is the network {dir} (norwegian) with 64 simulations\n")
+    );
+    assert!(stdout.starts_with(&norwegian().describe()), "{stdout}");
+    assert!(
+        stdout.contains(&format!("You play south against policy:{dir}:64.")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("North (policy:{dir}:64) played")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Game over: "), "{stdout}");
+    assert!(stdout.trim_end().ends_with("Goodbye."), "{stdout}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn play_hard_without_a_network_for_the_rules_says_so_and_plays_mcts() {
+    let root = temp_root("none");
+    fake(&root, "kalah64", &Rules::kalah64());
+    let out = kalaha(
+        &[
+            "play", "--pits", "3", "--seeds", "2", "--line", "--seed", "1",
+        ],
+        Some(&root),
+        "q\n",
+    );
+    let (stdout, stderr) = texts(&out);
+    let rules = Rules::new(3, 2).unwrap();
+    assert!(
+        stderr.starts_with(&format!(
+            "kalaha: no network was trained for {} (kalah32): no checkpoint for exactly these \
+             rules in {}, checkpoints",
+            rules.describe(),
+            root.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("; level hard plays mcts:2000 instead\n"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("You play south against mcts:2000."),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn play_hard_under_international_rules_keeps_the_committed_network() {
+    let out = kalaha(&["play", "--line", "--seed", "1"], None, "q\n");
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(
+        stderr,
+        "kalaha: level hard is the network checkpoints/kalah64 (kalah64) with 64 simulations\n"
+    );
+    assert!(
+        stdout.contains("You play south against policy:checkpoints/kalah64:64."),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn match_refuses_policy_auto_for_rules_with_no_network() {
+    let out = kalaha(
+        &[
+            "match",
+            "--pits",
+            "3",
+            "--seeds",
+            "2",
+            "--south",
+            "policy:auto",
+            "--north",
+            "random",
+        ],
+        None,
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("kalaha: bot 'policy:auto': no network was trained for Kalah(3,2)"),
+        "{stderr}"
+    );
+}
