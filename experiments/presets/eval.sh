@@ -23,7 +23,8 @@ $bin judge --network $net $judge --json > $out/judge.json
 $bin judge --network $net $judge > $out/judge.txt
 $bin eval $rules --player policy:checkpoints/$name:64 \
   --opponents random,greedy,minimax:4,minimax:8,mcts:1000 \
-  --games 200 --opening-moves 6 --seed 1 --name $name-eval/gauntlet --run $net --json \
+  --anchor policy:checkpoints/$name:64 --games 200 --opening-moves 6 --seed 1 \
+  --name $name-eval/gauntlet --run $net --json \
   > $out/gauntlet.json 2> $out/gauntlet.log
 if [ $solver = 1 ]; then
   $bin eval $rules --player policy:checkpoints/$name:64 --opponents solver --judge policy:checkpoints/$name:64 \
