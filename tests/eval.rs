@@ -150,13 +150,10 @@ fn brute(pos: &Position) -> i32 {
 }
 
 fn brute_move(pos: &Position, mv: Move) -> i32 {
-    let (next, _) = pos.after(mv).unwrap();
+    // The same player moves again only after an extra turn (the pie answer hands the move over).
+    let (next, out) = pos.after(mv).unwrap();
     let v = brute(&next);
-    if next.to_move() == pos.to_move() {
-        v
-    } else {
-        -v
-    }
+    if out.extra_turn { v } else { -v }
 }
 
 #[test]
@@ -217,6 +214,63 @@ fn the_judge_agrees_with_brute_force_on_small_games() {
         j.all.moves
     );
     assert_eq!(j.unsolved, 0);
+}
+
+#[test]
+fn swap_answers_are_judged_against_brute_force() {
+    let rules = Rules::new(3, 2).unwrap().with_pie(true);
+    let arena = Arena {
+        players: players(&[BotSpec::Random, BotSpec::Random], &rules),
+        mode: Mode::Gauntlet,
+        openings: vec![Position::start(&rules); 12],
+        seed: 5,
+    };
+    let games = arena.run(&|| {}, &AtomicBool::new(false));
+    let solver = Solver::new(
+        &rules,
+        &SolverConfig {
+            memory_mb: 16,
+            db: DbSize::Off,
+            cache_dir: None,
+            ..SolverConfig::default()
+        },
+    )
+    .unwrap();
+    let stop = AtomicBool::new(false);
+    let j = judge(
+        &solver,
+        &arena.players,
+        &arena.pairings(),
+        &games,
+        0,
+        &|_, _| {},
+        &stop,
+    );
+    let (mut answers, mut swapped, mut agree) = (0, 0, 0);
+    for g in &games {
+        for (h, by_a) in g.game.history().iter().zip(g.movers_are_a()) {
+            if !by_a || !h.before.swap_allowed() {
+                continue;
+            }
+            let best = brute(&h.before);
+            let swap = h.mv == Move::Swap;
+            let kind_optimal = h
+                .before
+                .legal_moves()
+                .iter()
+                .any(|m| (m == Move::Swap) == swap && brute_move(&h.before, m) == best);
+            answers += 1;
+            swapped += u32::from(swap);
+            agree += u32::from(kind_optimal);
+        }
+    }
+    assert!(
+        answers > 0 && swapped > 0 && swapped < answers,
+        "{answers} {swapped}"
+    );
+    assert_eq!(j.swap_answers.answers, answers);
+    assert_eq!(j.swap_answers.swapped, swapped);
+    assert_eq!(j.swap_answers.agree, agree);
 }
 
 #[test]

@@ -85,6 +85,18 @@ impl MoveStats {
     }
 }
 
+/// The judged player's answers where `swap` was open (the pie rule's one decision).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SwapAnswers {
+    /// Answers judged.
+    pub answers: u32,
+    /// Of them, `swap`.
+    pub swapped: u32,
+    /// Answers that agree with the solver's: `swap` where swapping is optimal, a pit where a pit
+    /// move is (either, where both are).
+    pub agree: u32,
+}
+
 /// A move that changed the game-theoretic result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ResultChange {
@@ -144,6 +156,8 @@ pub struct Judgement {
     pub changes: Vec<ResultChange>,
     /// Its games against `solver`, if there were any.
     pub vs_solver: Vec<SolverGame>,
+    /// Its answers where `swap` was open (pie rule), if it had any.
+    pub swap_answers: SwapAnswers,
     /// Distinct positions the solver analysed.
     pub positions: usize,
     /// Seconds the solver took.
@@ -224,6 +238,17 @@ pub fn judge(
             j.unsolved += 1;
             continue;
         };
+        if pos.swap_allowed() {
+            let swap = *mv == Move::Swap;
+            let optimal_kind = a.is_some_and(|a| {
+                a.moves
+                    .iter()
+                    .any(|m| (m.mv == Move::Swap) == swap && m.value() == Some(value))
+            });
+            j.swap_answers.answers += 1;
+            j.swap_answers.swapped += u32::from(swap);
+            j.swap_answers.agree += u32::from(optimal_kind);
+        }
         let loss = value - chosen;
         let changed = class(chosen) < class(value);
         let phase = Phase::of(pos);

@@ -248,6 +248,16 @@ fn judgement_markdown(j: &Judgement) -> String {
             s += &format!("\n({} more in report.json.)\n", j.changes.len() - 50);
         }
     }
+    let sw = j.swap_answers;
+    if sw.answers > 0 {
+        s += &format!(
+            "\nPie rule: {} answers where `swap` was open ({} swaps); {} of them ({:.1}%) agree with the solver's (swap exactly where swapping is optimal).\n",
+            sw.answers,
+            sw.swapped,
+            sw.agree,
+            100.0 * sw.agree as f64 / sw.answers as f64
+        );
+    }
     if !j.vs_solver.is_empty() {
         let reached = j.vs_solver.iter().filter(|g| g.reached).count();
         s += &format!(
