@@ -6,11 +6,14 @@
 #   solver/                 (rule sets the solver plays from the start) 100 games against `solver`,
 #                           every move of the network judged (pie: openings of 1 move, so that the
 #                           swap answer is in the games)
+#   solver-vs-minimax8/     (the same rule sets) perfect play against minimax:8 on the gauntlet's
+#                           openings: the most any player could be expected to score there
 # usage: experiments/presets/eval.sh NAME [KALAHA_BINARY]
 set -eu
 name=$1
 bin=${2:-target/release/kalaha}
 case $name in
+  kalah64) rules=""; solver=1; open=6; judge="--positions 1200" ;;
   kalah64-pie) rules="--pie"; solver=1; open=1; judge="--positions 1200" ;;
   norwegian|children) rules="--rules $name"; solver=1; open=6; judge="--positions 1200" ;;
   swedish|danish) rules="--rules $name"; solver=0; judge="--positions 600 --time-limit 10" ;;
@@ -30,4 +33,6 @@ if [ $solver = 1 ]; then
   $bin eval $rules --player policy:checkpoints/$name:64 --opponents solver --judge policy:checkpoints/$name:64 \
     --games 100 --opening-moves $open --seed 1 --name $name-eval/solver --json \
     > $out/solver.json 2> $out/solver.log
+  $bin eval $rules --player solver --opponents minimax:8 --games 200 --opening-moves 6 --seed 1 \
+    --name $name-eval/solver-vs-minimax8 --json > $out/solver-vs-minimax8.json 2> /dev/null
 fi
