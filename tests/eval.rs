@@ -156,35 +156,46 @@ fn brute_move(pos: &Position, mv: Move) -> i32 {
     if out.extra_turn { v } else { -v }
 }
 
-#[test]
-fn the_judge_agrees_with_brute_force_on_small_games() {
-    let rules = Rules::new(3, 2).unwrap();
+/// Games of `bots` (the first judged) from `openings` starts of `rules` with `seed`, and the
+/// solver's judgement of the first bot's moves (no database, a small table).
+fn judged_games(
+    rules: &Rules,
+    bots: &[BotSpec],
+    openings: usize,
+    seed: u64,
+) -> (Vec<kalaha::eval::ArenaGame>, kalaha::eval::Judgement) {
     let arena = Arena {
-        players: players(&[BotSpec::Random, BotSpec::Greedy], &rules),
+        players: players(bots, rules),
         mode: Mode::Gauntlet,
-        openings: vec![Position::start(&rules); 3],
-        seed: 11,
+        openings: vec![Position::start(rules); openings],
+        seed,
     };
-    let games = arena.run(&|| {}, &AtomicBool::new(false));
-    let solver = Solver::new(
-        &rules,
-        &SolverConfig {
-            memory_mb: 16,
-            db: DbSize::Off,
-            cache_dir: None,
-            ..SolverConfig::default()
-        },
-    )
-    .unwrap();
+    let stop = AtomicBool::new(false);
+    let games = arena.run(&|| {}, &stop);
+    let cfg = SolverConfig {
+        memory_mb: 16,
+        db: DbSize::Off,
+        cache_dir: None,
+        ..SolverConfig::default()
+    };
+    let solver = Solver::new(rules, &cfg).unwrap();
+    let players = &arena.players;
     let j = judge(
         &solver,
-        &arena.players,
+        players,
         &arena.pairings(),
         &games,
         0,
         &|_, _| {},
-        &AtomicBool::new(false),
+        &stop,
     );
+    (games, j)
+}
+
+#[test]
+fn the_judge_agrees_with_brute_force_on_small_games() {
+    let rules = Rules::new(3, 2).unwrap();
+    let (games, j) = judged_games(&rules, &[BotSpec::Random, BotSpec::Greedy], 3, 11);
     // The same figures, worked out independently.
     let (mut moves, mut optimal, mut loss, mut changes) = (0u32, 0u32, 0i64, 0u32);
     let mut endgame = 0u32;
@@ -219,33 +230,7 @@ fn the_judge_agrees_with_brute_force_on_small_games() {
 #[test]
 fn swap_answers_are_judged_against_brute_force() {
     let rules = Rules::new(3, 2).unwrap().with_pie(true);
-    let arena = Arena {
-        players: players(&[BotSpec::Random, BotSpec::Random], &rules),
-        mode: Mode::Gauntlet,
-        openings: vec![Position::start(&rules); 12],
-        seed: 5,
-    };
-    let games = arena.run(&|| {}, &AtomicBool::new(false));
-    let solver = Solver::new(
-        &rules,
-        &SolverConfig {
-            memory_mb: 16,
-            db: DbSize::Off,
-            cache_dir: None,
-            ..SolverConfig::default()
-        },
-    )
-    .unwrap();
-    let stop = AtomicBool::new(false);
-    let j = judge(
-        &solver,
-        &arena.players,
-        &arena.pairings(),
-        &games,
-        0,
-        &|_, _| {},
-        &stop,
-    );
+    let (games, j) = judged_games(&rules, &[BotSpec::Random, BotSpec::Random], 12, 5);
     let (mut answers, mut swapped, mut agree) = (0, 0, 0);
     for g in &games {
         for (h, by_a) in g.game.history().iter().zip(g.movers_are_a()) {
