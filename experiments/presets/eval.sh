@@ -15,7 +15,8 @@ bin=${2:-target/release/kalaha}
 case $name in
   kalah64) rules=""; solver=1; open=6; judge="--positions 1200" ;;
   kalah64-pie) rules="--pie"; solver=1; open=1; judge="--positions 1200" ;;
-  norwegian|children) rules="--rules $name"; solver=1; open=6; judge="--positions 1200" ;;
+  norwegian) rules="--rules $name"; solver=1; open=6; judge="--positions 1200" ;;
+  children) rules="--rules $name"; solver=1; open=6; judge="--positions 1200 --time-limit 10" ;;
   swedish|danish) rules="--rules $name"; solver=0; judge="--positions 600 --time-limit 10" ;;
   *) echo "unknown rule set $name" >&2; exit 2 ;;
 esac
