@@ -107,6 +107,17 @@ if solver and solver.get("judge"):
         line += (f" Its answers where `swap` was open: {sw['answers']} ({sw['swapped']} swaps), "
                  f"**{sw['agree']} agree** with the solver's.")
     out += [line]
+met = lambda ok: "met" if ok else "**not met**"
+out += ["", f"Floors of issue 16: 85% against minimax:8 with 64 simulations: {met(mm8 is not None and mm8 >= 0.85)} "
+        f"({pct(mm8) if mm8 is not None else '-'}); 90% solver-optimal alone: {met(judge['optimal_rate'] >= 0.90)} "
+        f"({pct(judge['optimal_rate'])} of {judge['positions']} judged)."]
+if judge.get("pie") and solver and solver.get("judge"):
+    vs = solver["judge"].get("vs_solver", [])
+    sw = solver["judge"].get("swap_answers", {})
+    r = sum(x["reached"] for x in vs) / max(1, len(vs))
+    a = sw.get("agree", 0) / max(1, sw.get("answers", 0))
+    out[-1] += (f" Pie: the result reached against `solver` in 90% of games: {met(r >= 0.9)} ({pct(r)}); "
+                f"swap answers agreeing in 95%: {met(a >= 0.95)} ({pct(a)}).")
 out += [""]
 open(f"experiments/{name}/README.md", "w", encoding="utf-8").write("\n".join(out))
 print(f"experiments/{name}/README.md")
