@@ -332,3 +332,31 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("run.init"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_released_network_is_never_trained_over() {
+    let dir = scratch("released");
+    let cfg = config();
+    ok(&kalaha(
+        &dir,
+        &["train", "--config", &cfg, "--set", "run.iterations=1"],
+    ));
+    // Release it as the committed networks are: the sidecar names no optimizer or run state.
+    let side = dir.join("checkpoints/smoke/meta.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&side).unwrap()).unwrap();
+    meta["files"]["optim"] = serde_json::Value::Null;
+    meta["files"]["state"] = serde_json::Value::Null;
+    std::fs::write(&side, meta.to_string()).unwrap();
+    let before = std::fs::read(dir.join("checkpoints/smoke/model-000001.bpk")).unwrap();
+    let out = kalaha(&dir, &["train", "--config", &cfg]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("released network") && err.contains("run.name"),
+        "{err}"
+    );
+    let after = std::fs::read(dir.join("checkpoints/smoke/model-000001.bpk")).unwrap();
+    assert_eq!(before, after);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Trains the per-rule-set networks of issue 16 one after another (each resumes if its checkpoint
-# exists, so the chain can be stopped with Ctrl-C and started again).
+# exists, so the chain can be stopped with Ctrl-C and started again). Runs write
+# checkpoints/<name>-run/ and experiments/<name>-run/; to release one, copy its model-N.bpk and
+# meta.json (files.optim and files.state set to null) to checkpoints/<name>/. (This session's runs
+# were still named <name>, so their logs are experiments/<name>/train.log.)
 # usage: experiments/presets/train-all.sh [KALAHA_BINARY] [NAME...]
 set -u
 bin=${1:-target/release/kalaha}
 shift || true
 names=${*:-kalah64-pie children swedish danish norwegian}
 for n in $names; do
-  mkdir -p experiments/$n
-  if [ -f checkpoints/$n/meta.json ]; then resume=--resume; else resume=; fi
+  mkdir -p experiments/$n-run
+  if [ -f checkpoints/$n-run/meta.json ]; then resume=--resume; else resume=; fi
   echo "== $n $(date -u +%H:%M:%S)" >&2
-  "$bin" train --config configs/$n.toml $resume >> experiments/$n/train.log 2>&1 || echo "$n failed: $?" >&2
+  "$bin" train --config configs/$n.toml $resume >> experiments/$n-run/train.log 2>&1 || echo "$n failed: $?" >&2
 done

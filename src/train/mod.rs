@@ -565,6 +565,13 @@ fn start_or_resume(
         });
     }
     if exists {
+        if released(dir) {
+            bail!(
+                "{} holds a released network (its sidecar names no optimizer or run state), not a run to continue or overwrite: train under another name, e.g. --set run.name={}-2",
+                dir.display(),
+                cfg.run.name
+            );
+        }
         bail!(
             "a checkpoint already exists at {}: pass --resume to continue it, or choose another run.name",
             dir.display()
@@ -593,6 +600,15 @@ fn start_or_resume(
         },
         state: None,
     })
+}
+
+/// Whether the checkpoint in `dir` is a released network: a sidecar without the optimizer and run
+/// state a run needs to go on (how `checkpoints/kalah64` and its siblings are committed).
+fn released(dir: &std::path::Path) -> bool {
+    std::fs::read_to_string(dir.join("meta.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|m| m["files"]["state"].is_null() && m["files"]["optim"].is_null())
 }
 
 /// The weights of the checkpoint `path` (`run.init`) as the start of a fresh run: same network
