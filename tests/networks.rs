@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use kalaha::bots::{BotContext, BotSpec, play_game};
-use kalaha::nn::model::ROOTS_VAR;
+use kalaha::nn::model::{ROOTS_VAR, checkpoint_roots, find_for, find_in};
 use kalaha::rules::{Position, Preset, Rules};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -31,6 +31,14 @@ fn fake(root: &Path, folder: &str, rules: &Rules) {
     std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
     let file = meta["files"]["model"].as_str().unwrap();
     std::fs::copy(Path::new("checkpoints/kalah64").join(file), dir.join(file)).unwrap();
+}
+
+/// Takes the weights out of `root/folder` (made by [`fake`]): a sidecar without its network.
+fn without_weights(root: &Path, folder: &str) {
+    let dir = root.join(folder);
+    let text = std::fs::read_to_string(dir.join("meta.json")).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&text).unwrap();
+    std::fs::remove_file(dir.join(meta["files"]["model"].as_str().unwrap())).unwrap();
 }
 
 fn norwegian() -> Rules {
@@ -212,4 +220,127 @@ fn match_refuses_policy_auto_for_rules_with_no_network() {
         stderr.starts_with("kalaha: bot 'policy:auto': no network was trained for Kalah(3,2)"),
         "{stderr}"
     );
+}
+
+fn preset(name: &str) -> Rules {
+    name.parse::<Preset>().unwrap().rules()
+}
+
+fn found(rules: &Rules, roots: &[PathBuf]) -> PathBuf {
+    find_in(rules, roots).unwrap_or_else(|e| panic!("{e}")).dir
+}
+
+#[test]
+fn the_lookup_prefers_the_canonical_folder_then_the_first_with_exactly_the_rules() {
+    let root = temp_root("find-exact");
+    let roots = [root.clone()];
+    let norwegian = preset("norwegian");
+    fake(&root, "kalah64", &Rules::kalah64());
+    fake(&root, "b-norwegian", &norwegian);
+    fake(&root, "a-norwegian-no-weights", &norwegian);
+    without_weights(&root, "a-norwegian-no-weights");
+    fake(&root, "c-norwegian", &norwegian);
+    // A folder called `judge` is never a network, whatever it holds.
+    fake(&root, "judge", &preset("children"));
+    assert_eq!(found(&Rules::kalah64(), &roots), root.join("kalah64"));
+    assert_eq!(found(&norwegian, &roots), root.join("b-norwegian"));
+    fake(&root, "norwegian", &norwegian);
+    let f = find_in(&norwegian, &roots).unwrap();
+    assert_eq!(f.dir, root.join("norwegian"));
+    assert_eq!(f.card.rules, norwegian.spec());
+    // Nothing for other rules, however close: the pie rule, another end, another size.
+    for rules in [
+        Rules::kalah64().with_pie(true),
+        norwegian.with_leftover(kalaha::rules::Leftover::Emptier),
+        preset("children"),
+        Rules::new(6, 5).unwrap(),
+    ] {
+        let e = find_in(&rules, &roots).unwrap_err();
+        assert_eq!(e.name, rules.canonical_name());
+        assert!(e.notes.is_empty(), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "no network was trained for {} ({}): no checkpoint for exactly these rules in {}",
+                rules.describe(),
+                rules.canonical_name(),
+                root.display()
+            )
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn roots_are_searched_in_order() {
+    let (first, second) = (temp_root("find-first"), temp_root("find-second"));
+    fake(&first, "zz-any-name", &Rules::kalah64());
+    fake(&second, "kalah64", &Rules::kalah64());
+    let roots = [first.join("missing"), first.clone(), second.clone()];
+    assert_eq!(found(&Rules::kalah64(), &roots), first.join("zz-any-name"));
+    let e = find_in(&Rules::new(3, 3).unwrap(), &roots).unwrap_err();
+    assert_eq!(e.roots, roots);
+    assert!(e.to_string().contains(&format!(
+        "in {}, {}, {}",
+        roots[0].display(),
+        roots[1].display(),
+        roots[2].display()
+    )));
+    std::fs::remove_dir_all(&first).unwrap();
+    std::fs::remove_dir_all(&second).unwrap();
+}
+
+#[test]
+fn a_canonical_folder_that_cannot_serve_is_named_in_the_error() {
+    let root = temp_root("find-canonical");
+    let roots = [root.clone()];
+    std::fs::create_dir_all(root.join("norwegian")).unwrap();
+    std::fs::write(root.join("norwegian/meta.json"), "{ not json").unwrap();
+    fake(&root, "children", &Rules::kalah64());
+    fake(&root, "swedish", &preset("swedish"));
+    without_weights(&root, "swedish");
+    // Unreadable folders elsewhere are passed over in silence.
+    std::fs::create_dir_all(root.join("broken")).unwrap();
+    std::fs::write(root.join("broken/meta.json"), "{").unwrap();
+    let e = find_in(&preset("norwegian"), &roots)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("no network was trained for"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "; corrupt checkpoint sidecar {}",
+            root.join("norwegian/meta.json").display()
+        )),
+        "{e}"
+    );
+    let e = find_in(&preset("children"), &roots)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with(&format!(
+            "; {} holds a network for {}",
+            root.join("children").display(),
+            Rules::kalah64().describe()
+        )),
+        "{e}"
+    );
+    let e = find_in(&preset("swedish"), &roots).unwrap_err().to_string();
+    assert!(
+        e.contains("its weights model-000450.bpk are missing"),
+        "{e}"
+    );
+    // The Kalah(6,4) network in the folder called `children` still serves Kalah(6,4).
+    assert_eq!(found(&Rules::kalah64(), &roots), root.join("children"));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn from_the_source_tree_the_committed_network_is_found_in_checkpoints() {
+    if std::env::var_os(ROOTS_VAR).is_some() {
+        return;
+    }
+    // Tests run in the source tree, so `./checkpoints` and the source tree's are one folder.
+    assert_eq!(checkpoint_roots(), [PathBuf::from("checkpoints")]);
+    let f = find_for(&Rules::kalah64()).unwrap();
+    assert_eq!(f.dir, Path::new("checkpoints/kalah64"));
 }

@@ -32,6 +32,9 @@ pub struct JudgeArgs {
 }
 
 pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
+    if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
+        anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
+    }
     let path = a.network.strip_prefix("policy:").unwrap_or(&a.network);
     let m = model::load(std::path::Path::new(path))?;
     let rules = m.card.rules.build()?;
@@ -42,9 +45,6 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             rules.describe(),
             a.cache.display()
         );
-    }
-    if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
-        anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
     }
     let limit = (a.time_limit > 0.0).then(|| std::time::Duration::from_secs_f64(a.time_limit));
     let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache, limit)?;

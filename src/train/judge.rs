@@ -20,7 +20,7 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::bots::{Bot, Greedy, Minimax, random_move};
-use crate::rules::{Position, Rules, RulesSpec};
+use crate::rules::{Move, Position, Rules, RulesSpec};
 use crate::search::{Evaluator, greedy_actions};
 use crate::solver::{Solver, SolverConfig};
 
@@ -152,7 +152,6 @@ pub struct PieScore {
 pub struct JudgeSet {
     positions: Vec<(Position, Judged)>,
     unsolved: usize,
-    seconds: f64,
 }
 
 /// A game of random and greedy moves mixed (the share of greedy moves drawn per game), played
@@ -310,7 +309,6 @@ impl JudgeSet {
             return Ok(JudgeSet {
                 positions,
                 unsolved: f.unsolved,
-                seconds: f.seconds,
             });
         }
         let drawn = draw_set(rules, n, seed);
@@ -355,25 +353,13 @@ impl JudgeSet {
             time_limit: limit.map(|l| l.as_secs_f64()),
             seconds,
         };
-        std::fs::create_dir_all(cache_dir)?;
         let text = serde_json::to_string(&file)?;
         crate::files::write_atomic(&path, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(JudgeSet {
             positions,
             unsolved,
-            seconds,
         })
-    }
-
-    /// Positions drawn but not proved within the time limit (not in the set).
-    pub fn unsolved(&self) -> usize {
-        self.unsolved
-    }
-
-    /// Seconds the solver took to solve the set (when it was built).
-    pub fn seconds(&self) -> f64 {
-        self.seconds
     }
 
     /// Positions in the set.
@@ -399,10 +385,10 @@ impl JudgeSet {
         let names = ["opening", "middle", "late"];
         let mut by_phase = [(0usize, 0usize); 3];
         let (mut openings, mut swaps) = ((0usize, 0usize), (0usize, 0usize));
-        let swap = self.positions.first().map_or(0, |p| p.0.rules().pits());
         let mut n = 0;
         for ((pos, j), a) in self.positions.iter().zip(actions) {
             if j.source == Source::Pie {
+                let swap = Move::Swap.action(pos.rules().pits());
                 let optimal = |pick: &dyn Fn(usize) -> bool| {
                     j.moves.iter().any(|&(x, v)| pick(x) && v == j.value)
                 };

@@ -605,10 +605,7 @@ fn start_or_resume(
 /// Whether the checkpoint in `dir` is a released network: a sidecar without the optimizer and run
 /// state a run needs to go on (how `checkpoints/kalah64` and its siblings are committed).
 fn released(dir: &std::path::Path) -> bool {
-    std::fs::read_to_string(dir.join("meta.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .is_some_and(|m| m["files"]["state"].is_null() && m["files"]["optim"].is_null())
+    checkpoint::load_meta(dir).is_ok_and(|m| m.files.optim.is_none() && m.files.state.is_none())
 }
 
 /// The weights of the checkpoint `path` (`run.init`) as the start of a fresh run: same network
