@@ -424,15 +424,43 @@ fn analyse_shows_the_networks_prior_value_and_search() {
 #[test]
 fn judge_scores_a_network_on_the_committed_judge_set() {
     let dir = env!("CARGO_MANIFEST_DIR");
+    let misses = std::env::temp_dir().join(format!("kalaha-misses-{}.json", std::process::id()));
     let v = json(&[
         "judge",
         "--network",
         &format!("{dir}/checkpoints/kalah64"),
         "--cache",
         &format!("{dir}/checkpoints/judge"),
+        "--misses",
+        misses.to_str().unwrap(),
         "--json",
     ]);
     assert_eq!(v["positions"], 1200);
+    // The misses file lists exactly the positions scored as not optimal, each with a worse move.
+    let listed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&misses).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&misses);
+    let listed = listed.as_array().unwrap();
+    let scored = 1200.0 * (1.0 - v["optimal_rate"].as_f64().unwrap());
+    assert_eq!(listed.len(), scored.round() as usize);
+    for m in listed {
+        let value = m["value"].as_i64().unwrap();
+        let chosen = m["chosen"][1].as_i64().unwrap();
+        assert!(chosen < value, "{m}");
+        let best = m["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x[1].as_i64().unwrap());
+        assert_eq!(best.max(), Some(value), "{m}");
+    }
+    let by_source: u64 = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[1]["positions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_source, 1200);
     let inside = v["inside_db"]["positions"].as_u64().unwrap();
     let outside = v["outside_db"]["positions"].as_u64().unwrap();
     assert_eq!(inside + outside, 1200);

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use burn::prelude::Device;
 use clap::Args;
 
@@ -26,6 +27,10 @@ pub struct JudgeArgs {
     /// positions it cannot prove in time are left out and counted. The six-seed sets use 10.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     time_limit: f64,
+    /// Also write the positions the network gets wrong to this file (JSON: position, source,
+    /// ply, seeds on the board, exact value, the network's action and its value, every move's).
+    #[arg(long, value_name = "FILE")]
+    misses: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -48,7 +53,13 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     }
     let limit = (a.time_limit > 0.0).then(|| std::time::Duration::from_secs_f64(a.time_limit));
     let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache, limit)?;
-    let score = set.score(&mut NetEvaluator::new(m.net, Device::flex()));
+    let picks = set.picks(&mut NetEvaluator::new(m.net, Device::flex()));
+    let score = set.score_picks(&picks);
+    if let Some(file) = &a.misses {
+        let text = serde_json::to_string_pretty(&set.misses(&picks))?;
+        crate::files::write_atomic(file, |w| std::io::Write::write_all(w, text.as_bytes()))
+            .with_context(|| format!("cannot write the misses to {}", file.display()))?;
+    }
     if a.json {
         return emit_json(&score);
     }
@@ -81,6 +92,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     ]
     .into_iter()
     .chain(score.phases.iter().map(|(n, r)| (n.as_str(), *r)))
+    .chain(score.sources.iter().map(|(n, r)| (n.as_str(), *r)))
     {
         s += &format!(
             "  {name}: {:.1}% ± {:.1} of {}\n",

@@ -12,7 +12,10 @@
 
 pub mod model;
 
-use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
+use burn::nn::transformer::{
+    TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,
+};
+use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::activation;
 use serde::{Deserialize, Serialize};
@@ -95,6 +98,82 @@ pub enum Block {
     /// An input layer, then `layers` pre-norm residual blocks `h + W2 act(W1 norm(h))`, then a
     /// final norm and the activation.
     Residual,
+    /// A transformer encoder over the board: one token per pit (its one-hot count), one per store
+    /// and one for the whole position (the pie flags), each with a learned embedding of its place;
+    /// `layers` pre-norm encoder layers of width `hidden` (4 heads, feed-forward twice as wide).
+    /// A pit's logit is read from its own token, the swap logit, value and margin from the
+    /// position token. Needs `input = "onehot"`.
+    Transformer,
+}
+
+/// The transformer trunk of [`Block::Transformer`].
+#[derive(Module, Debug)]
+pub struct Board {
+    /// Token features to the model width.
+    embed: Linear,
+    /// Each token's place.
+    place: Embedding,
+    encoder: TransformerEncoder,
+    norm: LayerNorm,
+}
+
+/// Features per token of [`Block::Transformer`]: the count bins, the count, the store, two flags.
+fn token_features(pits: usize) -> usize {
+    obs::count_bins(pits) + 4
+}
+
+impl Board {
+    fn new(hidden: usize, layers: usize, pits: usize, device: &Device) -> Board {
+        Board {
+            embed: LinearConfig::new(token_features(pits), hidden).init(device),
+            place: EmbeddingConfig::new(2 * pits + 3, hidden)
+                .with_initializer(burn::nn::Initializer::Normal {
+                    mean: 0.0,
+                    std: 0.02,
+                })
+                .init(device),
+            encoder: TransformerEncoderConfig::new(hidden, 2 * hidden, 4, layers)
+                .with_dropout(0.0)
+                .with_norm_first(true)
+                .init(device),
+            norm: LayerNormConfig::new(hidden).init(device),
+        }
+    }
+
+    /// `[batch, 2m + 3, hidden]` token states of a `[batch, onehot_dim]` observation: the mover's
+    /// pits, the opponent's, the two stores, the position token.
+    fn forward(&self, x: Tensor<2>, pits: usize) -> Tensor<3> {
+        let [b, _] = x.dims();
+        let nb = obs::count_bins(pits);
+        let device = x.device();
+        let obs_w = obs::obs_dim(pits);
+        let bins = x
+            .clone()
+            .narrow(1, obs_w, 2 * pits * nb)
+            .reshape([b, 2 * pits, nb]);
+        let counts = x.clone().narrow(1, 0, 2 * pits).reshape([b, 2 * pits, 1]);
+        let pit_tokens = Tensor::cat(
+            vec![bins, counts, Tensor::zeros([b, 2 * pits, 3], &device)],
+            2,
+        );
+        let stores = x.clone().narrow(1, 2 * pits, 2).reshape([b, 2, 1]);
+        let store_tokens = Tensor::cat(
+            vec![
+                Tensor::zeros([b, 2, nb + 1], &device),
+                stores,
+                Tensor::zeros([b, 2, 2], &device),
+            ],
+            2,
+        );
+        let flags = x.narrow(1, 2 * pits + 2, 2).reshape([b, 1, 2]);
+        let whole = Tensor::cat(vec![Tensor::zeros([b, 1, nb + 2], &device), flags], 2);
+        let tokens = Tensor::cat(vec![pit_tokens, store_tokens, whole], 1);
+        let t = 2 * pits + 3;
+        let places = Tensor::<1, Int>::arange(0..t as i64, &device).reshape([1, t]);
+        let h = self.embed.forward(tokens) + self.place.forward(places);
+        let h = self.encoder.forward(TransformerEncoderInput::new(h));
+        self.norm.forward(h)
+    }
 }
 
 /// Network shape.
@@ -140,11 +219,16 @@ pub struct Net {
     trunk: Vec<Linear>,
     /// Layer norms of the residual blocks and the final one (empty for plain networks).
     norms: Vec<LayerNorm>,
+    /// `m + 1` logits; for [`Block::Transformer`] one logit per token.
     policy: Linear,
     /// Two outputs: value and margin, each through tanh.
     value: Linear,
+    /// The transformer trunk ([`Block::Transformer`] only).
+    board: Option<Board>,
     #[module(skip)]
     activation: Activation,
+    #[module(skip)]
+    pits: usize,
     #[module(skip)]
     input: Input,
 }
@@ -166,6 +250,8 @@ impl Net {
         let mut norms = Vec::new();
         let mut width = cfg.input.width(pits);
         let h = cfg.hidden;
+        let mut board = None;
+        let mut outputs = pits + 1;
         match cfg.block {
             Block::Plain => {
                 for _ in 0..cfg.layers {
@@ -183,13 +269,20 @@ impl Net {
                 norms.push(LayerNormConfig::new(h).init(device));
                 width = h;
             }
+            Block::Transformer => {
+                board = Some(Board::new(h, cfg.layers, pits, device));
+                width = h;
+                outputs = 1;
+            }
         }
         Net {
             trunk,
             norms,
-            policy: LinearConfig::new(width, pits + 1).init(device),
+            policy: LinearConfig::new(width, outputs).init(device),
             value: LinearConfig::new(width, 2).init(device),
+            board,
             activation: cfg.activation,
+            pits,
             input: cfg.input,
         }
     }
@@ -207,6 +300,21 @@ impl Net {
             Activation::Silu => activation::silu(h),
             Activation::Tanh => activation::tanh(h),
         };
+        if let Some(board) = &self.board {
+            let m = self.pits;
+            let h = board.forward(x, m);
+            let [b, t, d] = h.dims();
+            let whole = h.clone().narrow(1, t - 1, 1).reshape([b, d]);
+            let mine = h.narrow(1, 0, m);
+            let pit_logits = self.policy.forward(mine).reshape([b, m]);
+            let swap_logit = self.policy.forward(whole.clone());
+            let heads = activation::tanh(self.value.forward(whole));
+            return NetOutput {
+                logits: Tensor::cat(vec![pit_logits, swap_logit], 1),
+                value: heads.clone().narrow(1, 0, 1),
+                margin: heads.narrow(1, 1, 1),
+            };
+        }
         let mut h = x;
         if self.norms.is_empty() {
             for layer in &self.trunk {
@@ -337,9 +445,44 @@ mod tests {
             6,
             &device,
         );
-        let mut ev = NetEvaluator::new(residual, device);
+        let mut ev = NetEvaluator::new(residual, device.clone());
         ev.evaluate(&pos, &mut l, &mut v, &mut m);
         assert_eq!(l.len(), 5 * 7);
         assert!(l.iter().all(|x| x.is_finite()));
+        let transformer = Net::new(
+            &NetConfig {
+                block: Block::Transformer,
+                ..cfg
+            },
+            6,
+            &device,
+        );
+        let mut ev = NetEvaluator::new(transformer, device);
+        ev.evaluate(&pos, &mut l, &mut v, &mut m);
+        assert_eq!((l.len(), v.len(), m.len()), (5 * 7, 5, 5));
+        assert!(l.iter().all(|x| x.is_finite()));
+        assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0));
+    }
+
+    /// A transformer's pit logits come from the pits' own tokens: a different count in one of the
+    /// mover's pits changes the logits, and equal positions give equal outputs in any batch.
+    #[test]
+    fn transformer_reads_the_board() {
+        let device = Device::flex();
+        let cfg = NetConfig {
+            hidden: 16,
+            layers: 2,
+            activation: Activation::Relu,
+            input: Input::Onehot,
+            block: Block::Transformer,
+        };
+        let mut ev = NetEvaluator::new(Net::new(&cfg, 6, &device), device);
+        let rules = Rules::kalah64();
+        let a = Position::start(&rules);
+        let b = Position::parse("4,4,4,4,5,3,0/4,4,4,4,4,4,0 s", &rules).unwrap();
+        let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
+        ev.evaluate(&[a, b, a], &mut l, &mut v, &mut m);
+        assert_eq!(l[..7], l[14..21]);
+        assert_ne!(l[..7], l[7..14]);
     }
 }

@@ -294,6 +294,12 @@ impl TrainConfig {
             "network.layers",
             "must be 1 to 16",
         )?;
+        check(
+            n.block != crate::nn::Block::Transformer
+                || (n.input == crate::nn::Input::Onehot && n.hidden.is_multiple_of(4)),
+            "network.block",
+            "= \"transformer\" needs network.input = \"onehot\" and network.hidden a multiple of 4 (its heads)",
+        )?;
         Ok(())
     }
 

@@ -132,6 +132,9 @@ pub struct JudgeScore {
     /// By phase: `opening` (plies 0-11), `middle` (12-24), `late` (25 on).
     #[serde(default)]
     pub phases: Vec<(String, Rate)>,
+    /// By where the positions came from: `mixed`, `minimax`, `endgame`.
+    #[serde(default)]
+    pub sources: Vec<(String, Rate)>,
     /// Under the pie rule: the opening decisions (not counted in the figures above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pie: Option<PieScore>,
@@ -146,6 +149,25 @@ pub struct PieScore {
     /// The answer: share of positions where the network swaps exactly when swapping is optimal
     /// (either choice agrees where both are optimal).
     pub swaps: Rate,
+}
+
+/// A judged position where the network's move is not optimal.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Miss {
+    /// The position's notation.
+    pub position: String,
+    /// Where it came from.
+    pub source: Source,
+    /// Plies from the start.
+    pub ply: u32,
+    /// Seeds on the board.
+    pub board_seeds: u32,
+    /// Its exact value (final margin for the player to move).
+    pub value: i32,
+    /// The network's action and its exact value.
+    pub chosen: (usize, i32),
+    /// Every legal action's exact value.
+    pub moves: Vec<(usize, i32)>,
 }
 
 /// A fixed, cached set of solved positions.
@@ -372,21 +394,58 @@ impl JudgeSet {
         self.positions.is_empty()
     }
 
-    /// Scores the network's best move (by its policy) in every position.
-    pub fn score(&self, evaluator: &mut dyn Evaluator) -> JudgeScore {
+    /// The network's best move (by its policy) in every position, in set order.
+    pub fn picks(&self, evaluator: &mut dyn Evaluator) -> Vec<usize> {
         let positions: Vec<Position> = self.positions.iter().map(|p| p.0).collect();
         if positions.is_empty() {
+            return Vec::new();
+        }
+        greedy_actions(&positions, evaluator)
+    }
+
+    /// The positions (outside the pie openings) where `picks` (from [`JudgeSet::picks`]) is not
+    /// optimal.
+    pub fn misses(&self, picks: &[usize]) -> Vec<Miss> {
+        self.positions
+            .iter()
+            .zip(picks)
+            .filter(|((_, j), _)| j.source != Source::Pie)
+            .filter_map(|((pos, j), &a)| {
+                let v = j.moves.iter().find(|m| m.0 == a).map_or(j.value, |m| m.1);
+                (v < j.value).then(|| Miss {
+                    position: j.position.clone(),
+                    source: j.source,
+                    ply: j.ply,
+                    board_seeds: pos.board_seeds(),
+                    value: j.value,
+                    chosen: (a, v),
+                    moves: j.moves.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Scores the network's best move (by its policy) in every position.
+    pub fn score(&self, evaluator: &mut dyn Evaluator) -> JudgeScore {
+        let picks = self.picks(evaluator);
+        self.score_picks(&picks)
+    }
+
+    /// Scores `picks` (from [`JudgeSet::picks`]).
+    pub fn score_picks(&self, actions: &[usize]) -> JudgeScore {
+        if self.positions.is_empty() {
             return JudgeScore::default();
         }
-        let actions = greedy_actions(&positions, evaluator);
         let mut optimal = 0usize;
         let mut lost = 0i64;
         let mut db = [(0usize, 0usize); 2];
         let names = ["opening", "middle", "late"];
         let mut by_phase = [(0usize, 0usize); 3];
+        let sources = [Source::Mixed, Source::Minimax, Source::Endgame];
+        let mut by_source = [(0usize, 0usize); 3];
         let (mut openings, mut swaps) = ((0usize, 0usize), (0usize, 0usize));
         let mut n = 0;
-        for ((pos, j), a) in self.positions.iter().zip(actions) {
+        for ((pos, j), &a) in self.positions.iter().zip(actions) {
             if j.source == Source::Pie {
                 let swap = Move::Swap.action(pos.rules().pits());
                 let optimal = |pick: &dyn Fn(usize) -> bool| {
@@ -425,6 +484,10 @@ impl JudgeSet {
                 .expect("a known phase");
             by_phase[k].0 += ok;
             by_phase[k].1 += 1;
+            if let Some(k) = sources.iter().position(|&s| s == j.source) {
+                by_source[k].0 += ok;
+                by_source[k].1 += 1;
+            }
         }
         let all = Rate::of(optimal, n);
         JudgeScore {
@@ -438,6 +501,11 @@ impl JudgeSet {
             phases: names
                 .iter()
                 .zip(by_phase)
+                .map(|(name, (o, c))| (name.to_string(), Rate::of(o, c)))
+                .collect(),
+            sources: ["mixed", "minimax", "endgame"]
+                .iter()
+                .zip(by_source)
                 .map(|(name, (o, c))| (name.to_string(), Rate::of(o, c)))
                 .collect(),
             pie: (openings.1 + swaps.1 > 0).then(|| PieScore {
