@@ -473,4 +473,33 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         &["judge", "--network", "/nonexistent"],
         "no checkpoint at /nonexistent",
     );
+    // Against itself: no position tells them apart. Against another rule set's network: refused.
+    let kalah64 = format!("{dir}/checkpoints/kalah64");
+    let cache = format!("{dir}/checkpoints/judge");
+    let v = json(&[
+        "judge",
+        "--network",
+        &kalah64,
+        "--against",
+        &kalah64,
+        "--cache",
+        &cache,
+        "--json",
+    ]);
+    assert_eq!(v["against"]["only_network"], 0);
+    assert_eq!(v["against"]["only_against"], 0);
+    assert_eq!(v["against"]["p_value"], 1.0);
+    assert_eq!(v["against"]["optimal_rate"], v["optimal_rate"]);
+    refused(
+        &[
+            "judge",
+            "--network",
+            &kalah64,
+            "--against",
+            &format!("{dir}/checkpoints/danish"),
+            "--cache",
+            &cache,
+        ],
+        "cannot be judged on one set",
+    );
 }

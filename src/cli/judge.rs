@@ -31,6 +31,10 @@ pub struct JudgeArgs {
     /// ply, seeds on the board, exact value, the network's action and its value, every move's).
     #[arg(long, value_name = "FILE")]
     misses: Option<PathBuf>,
+    /// Compare with this network on the same positions: the positions only one of the two gets
+    /// right and an exact sign test of their difference (`against` in the JSON).
+    #[arg(long, value_name = "PATH")]
+    against: Option<String>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -43,6 +47,21 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     let path = a.network.strip_prefix("policy:").unwrap_or(&a.network);
     let m = model::load(std::path::Path::new(path))?;
     let rules = m.card.rules.build()?;
+    let other = match &a.against {
+        Some(o) => {
+            let o = o.strip_prefix("policy:").unwrap_or(o);
+            let other = model::load(std::path::Path::new(o))?;
+            if other.card.rules.build()? != rules {
+                anyhow::bail!(
+                    "--against {o} was trained for {}, {path} for {}: they cannot be judged on one set",
+                    other.card.rules.build()?.describe(),
+                    rules.describe()
+                );
+            }
+            Some((o.to_string(), other))
+        }
+        None => None,
+    };
     if !a.json {
         eprintln!(
             "kalaha: judging {path} on {} positions of {} (solved once into {})",
@@ -60,8 +79,23 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         crate::files::write_atomic(file, |w| std::io::Write::write_all(w, text.as_bytes()))
             .with_context(|| format!("cannot write the misses to {}", file.display()))?;
     }
+    let against = other.map(|(o, other)| {
+        let theirs = set.picks(&mut NetEvaluator::new(other.net, Device::flex()));
+        (o, set.score_picks(&theirs), set.compare(&picks, &theirs))
+    });
     if a.json {
-        return emit_json(&score);
+        let mut v = serde_json::to_value(&score)?;
+        if let Some((o, theirs, paired)) = &against {
+            v["against"] = serde_json::json!({
+                "network": o,
+                "optimal_rate": theirs.optimal_rate,
+                "std_err": theirs.std_err,
+                "only_network": paired.only_first,
+                "only_against": paired.only_second,
+                "p_value": paired.p_value,
+            });
+        }
+        return emit_json(&v);
     }
     let pct = |r: f64| 100.0 * r;
     let mut s = format!(
@@ -99,6 +133,16 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             pct(r.optimal_rate),
             pct(r.std_err),
             r.positions
+        );
+    }
+    if let Some((o, theirs, paired)) = &against {
+        s += &format!(
+            "against {o}: {:.1}% ± {:.1}; only {path} right in {}, only {o} in {} (sign test p = {:.3})\n",
+            pct(theirs.optimal_rate),
+            pct(theirs.std_err),
+            paired.only_first,
+            paired.only_second,
+            paired.p_value
         );
     }
     emit(&s)

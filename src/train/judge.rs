@@ -170,6 +170,42 @@ pub struct Miss {
     pub moves: Vec<(usize, i32)>,
 }
 
+/// Two networks compared position by position on one judge set (pie decisions left out).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Paired {
+    /// Positions where the first network's move is optimal and the second's is not.
+    pub only_first: usize,
+    /// Positions where the second network's move is optimal and the first's is not.
+    pub only_second: usize,
+    /// Two-sided exact sign test over those positions of "both networks are as good".
+    pub p_value: f64,
+}
+
+/// Two-sided exact sign test: the chance of a split at least as uneven as `k` of `n` when each
+/// side is equally likely.
+pub fn sign_test(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let low = k.min(n - k);
+    // ln C(n, i) - n ln 2, summed over i = 0..=low.
+    let mut ln_c = 0.0f64;
+    let mut tail = 0.0f64;
+    for i in 0..=low {
+        if i > 0 {
+            ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        tail += (ln_c - n as f64 * std::f64::consts::LN_2).exp();
+    }
+    (2.0 * tail).min(1.0)
+}
+
+/// The exact value of action `a` in judged position `j` (the position's value if `a` is not
+/// among its moves).
+fn chosen_value(j: &Judged, a: usize) -> i32 {
+    j.moves.iter().find(|m| m.0 == a).map_or(j.value, |m| m.1)
+}
+
 /// A fixed, cached set of solved positions.
 pub struct JudgeSet {
     positions: Vec<(Position, Judged)>,
@@ -411,7 +447,7 @@ impl JudgeSet {
             .zip(picks)
             .filter(|((_, j), _)| j.source != Source::Pie)
             .filter_map(|((pos, j), &a)| {
-                let v = j.moves.iter().find(|m| m.0 == a).map_or(j.value, |m| m.1);
+                let v = chosen_value(j, a);
                 (v < j.value).then(|| Miss {
                     position: j.position.clone(),
                     source: j.source,
@@ -423,6 +459,26 @@ impl JudgeSet {
                 })
             })
             .collect()
+    }
+
+    /// Compares two networks' `picks` (from [`JudgeSet::picks`]) position by position.
+    pub fn compare(&self, first: &[usize], second: &[usize]) -> Paired {
+        let (mut only_first, mut only_second) = (0, 0);
+        for ((_, j), (&a, &b)) in self.positions.iter().zip(first.iter().zip(second)) {
+            if j.source == Source::Pie {
+                continue;
+            }
+            match (chosen_value(j, a) == j.value, chosen_value(j, b) == j.value) {
+                (true, false) => only_first += 1,
+                (false, true) => only_second += 1,
+                _ => {}
+            }
+        }
+        Paired {
+            only_first,
+            only_second,
+            p_value: sign_test(only_first, only_first + only_second),
+        }
     }
 
     /// Scores the network's best move (by its policy) in every position.
@@ -465,12 +521,7 @@ impl JudgeSet {
                 continue;
             }
             n += 1;
-            let v = j
-                .moves
-                .iter()
-                .find(|m| m.0 == a)
-                .map(|m| m.1)
-                .unwrap_or(j.value);
+            let v = chosen_value(j, a);
             let loss = (j.value - v).max(0);
             let ok = (loss == 0) as usize;
             optimal += ok;
@@ -569,6 +620,23 @@ mod tests {
         let set = draw_set(&rules, 9, 1);
         assert_eq!(set.len(), 9 + all.len());
         assert!(set[9..].iter().all(|d| d.1 == Source::Pie));
+    }
+
+    #[test]
+    fn the_sign_test_matches_the_binomial_tails() {
+        // n = 10: P(X <= 1) = 11 / 1024, two-sided 22 / 1024.
+        assert!((sign_test(1, 10) - 22.0 / 1024.0).abs() < 1e-12);
+        assert!((sign_test(9, 10) - 22.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(sign_test(5, 10), 1.0);
+        assert_eq!(sign_test(0, 0), 1.0);
+        // 22 against 15 is chance; 40 against 10 is not; large n does not underflow.
+        assert!(
+            (0.3..0.4).contains(&sign_test(22, 37)),
+            "{}",
+            sign_test(22, 37)
+        );
+        assert!(sign_test(40, 50) < 1e-4);
+        assert!(sign_test(600, 1200) > 0.9 && sign_test(500, 1200) < 1e-6);
     }
 
     #[test]
