@@ -490,6 +490,20 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
     assert_eq!(v["against"]["only_against"], 0);
     assert_eq!(v["against"]["p_value"], 1.0);
     assert_eq!(v["against"]["optimal_rate"], v["optimal_rate"]);
+    // Searching: the same set, scored by the moves the search picks.
+    let searched = json(&[
+        "judge",
+        "--network",
+        &kalah64,
+        "--simulations",
+        "8",
+        "--cache",
+        &cache,
+        "--json",
+    ]);
+    assert_eq!(searched["simulations"], 8);
+    assert_eq!(searched["positions"], 1200);
+    assert!(searched["optimal_rate"].as_f64().unwrap() > 0.5);
     refused(
         &[
             "judge",

@@ -9,7 +9,9 @@ use burn::prelude::Device;
 use clap::Args;
 
 use super::{emit, emit_json};
+use crate::bots::policy::search_config;
 use crate::nn::{NetEvaluator, model};
+use crate::search::search_batch;
 use crate::train::judge::{JUDGE_SEED, JudgeSet};
 
 #[derive(Debug, Args)]
@@ -35,9 +37,31 @@ pub struct JudgeArgs {
     /// right and an exact sign test of their difference (`against` in the JSON).
     #[arg(long, value_name = "PATH")]
     against: Option<String>,
+    /// Judge the network searching this many simulations a move (its self-play search, without
+    /// noise) instead of alone; `--against` then searches as much.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    simulations: Option<u32>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// The moves `model` picks in the set's positions: alone, or after `sims` simulations of search.
+fn choices(set: &JudgeSet, model: &model::Model, sims: Option<u32>) -> Vec<usize> {
+    let mut ev = NetEvaluator::new(model.net.clone(), Device::flex());
+    match sims {
+        None => set.picks(&mut ev),
+        Some(n) => {
+            let cfg = search_config(model, Some(n), None);
+            set.picks_with(|positions| {
+                let temps = vec![0.0; positions.len()];
+                search_batch(positions, &temps, &cfg, &mut ev, JUDGE_SEED)
+                    .iter()
+                    .map(|r| r.action)
+                    .collect()
+            })
+        }
+    }
 }
 
 pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
@@ -72,7 +96,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     }
     let limit = (a.time_limit > 0.0).then(|| std::time::Duration::from_secs_f64(a.time_limit));
     let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache, limit)?;
-    let picks = set.picks(&mut NetEvaluator::new(m.net, Device::flex()));
+    let picks = choices(&set, &m, a.simulations);
     let score = set.score_picks(&picks);
     if let Some(file) = &a.misses {
         let text = serde_json::to_string_pretty(&set.misses(&picks))?;
@@ -80,11 +104,14 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             .with_context(|| format!("cannot write the misses to {}", file.display()))?;
     }
     let against = other.map(|(o, other)| {
-        let theirs = set.picks(&mut NetEvaluator::new(other.net, Device::flex()));
+        let theirs = choices(&set, &other, a.simulations);
         (o, set.score_picks(&theirs), set.compare(&picks, &theirs))
     });
     if a.json {
         let mut v = serde_json::to_value(&score)?;
+        if let Some(n) = a.simulations {
+            v["simulations"] = n.into();
+        }
         if let Some((o, theirs, paired)) = &against {
             v["against"] = serde_json::json!({
                 "network": o,
@@ -98,8 +125,11 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         return emit_json(&v);
     }
     let pct = |r: f64| 100.0 * r;
+    let how = a
+        .simulations
+        .map_or("alone".to_string(), |n| format!("with {n} simulations"));
     let mut s = format!(
-        "{path}: {:.1}% ± {:.1} solver-optimal moves alone on {} positions, {:.2} seeds lost a move\n",
+        "{path}: {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
         pct(score.optimal_rate),
         pct(score.std_err),
         score.positions,

@@ -123,6 +123,11 @@ pub struct SelfPlayConfig {
     /// and greedy games and labelled exactly (the endgames self-play rarely reaches). Default 0.
     #[serde(default)]
     pub exact_share: f32,
+    /// Policy target of the labelled positions (`labels = "exact"` and `exact_share`): 0, the
+    /// default, is uniform over the optimal moves; above 0 every legal move weighs
+    /// `exp((its value - the best) / exact_temperature)`, values in final-margin units.
+    #[serde(default)]
+    pub exact_temperature: f32,
 }
 
 /// Where training samples come from.
@@ -378,6 +383,11 @@ impl TrainConfig {
                 && (p.exact_share == 0.0 || p.endgame_db_seeds > 0),
             "selfplay.exact_share",
             "must be 0 to 4, and needs selfplay.endgame_db_seeds > 0",
+        )?;
+        check(
+            (0.0..=100.0).contains(&p.exact_temperature),
+            "selfplay.exact_temperature",
+            "must be 0 (uniform over the optimal moves) to 100",
         )?;
         check(
             p.label_time_limit >= 0.0 && p.label_time_limit.is_finite(),

@@ -432,11 +432,16 @@ impl JudgeSet {
 
     /// The network's best move (by its policy) in every position, in set order.
     pub fn picks(&self, evaluator: &mut dyn Evaluator) -> Vec<usize> {
+        self.picks_with(|positions| greedy_actions(positions, evaluator))
+    }
+
+    /// The action `choose` picks in every position (given all of them at once, in set order).
+    pub fn picks_with(&self, choose: impl FnOnce(&[Position]) -> Vec<usize>) -> Vec<usize> {
         let positions: Vec<Position> = self.positions.iter().map(|p| p.0).collect();
         if positions.is_empty() {
             return Vec::new();
         }
-        greedy_actions(&positions, evaluator)
+        choose(&positions)
     }
 
     /// The positions (outside the pie openings) where `picks` (from [`JudgeSet::picks`]) is not

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
-use super::selfplay::{Replay, Sample, SelfPlayStats, optimal_policy};
+use super::selfplay::{Replay, Sample, SelfPlayStats, exact_policy};
 use crate::bots::{Bot, Greedy, random_move};
 use crate::rules::{Position, Rules};
 use crate::solver::{EndgameOracle, ExactMoves, Solver};
@@ -24,6 +24,8 @@ pub struct Labeller {
     oracle: Arc<EndgameOracle>,
     /// The solver for positions outside the database, and its time limit a position.
     solver: Option<(Solver, Duration)>,
+    /// Temperature of the policy targets ([`exact_policy`]).
+    temperature: f32,
 }
 
 /// A position `plies` random-and-greedy moves into a game (fewer if it ends), not over.
@@ -47,11 +49,12 @@ fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<Position> {
     (!pos.is_over()).then_some(pos)
 }
 
-/// A sample from every legal move's exact value.
-fn sample(pos: Position, exact: &ExactMoves, total: u32) -> Sample {
+/// A sample from every legal move's exact value, its policy target at `temperature` (see
+/// [`exact_policy`]).
+fn sample(pos: Position, exact: &ExactMoves, total: u32, temperature: f32) -> Sample {
     Sample {
         pos,
-        policy: optimal_policy(exact, pos.rules().pits()),
+        policy: exact_policy(exact, pos.rules().pits(), temperature),
         value: exact.value.signum() as f32,
         margin: exact.value as f32 / total.max(1) as f32,
         exact: true,
@@ -60,16 +63,19 @@ fn sample(pos: Position, exact: &ExactMoves, total: u32) -> Sample {
 
 impl Labeller {
     /// A labeller with `oracle`; with `solver`, positions outside the database are solved within
-    /// the time limit, else only positions the database covers are drawn.
+    /// the time limit, else only positions the database covers are drawn. Policy targets at
+    /// `temperature` ([`exact_policy`]; 0: uniform over the optimal moves).
     pub fn new(
         rules: &Rules,
         oracle: Arc<EndgameOracle>,
         solver: Option<(Solver, Duration)>,
+        temperature: f32,
     ) -> Labeller {
         Labeller {
             rules: *rules,
             oracle,
             solver,
+            temperature,
         }
     }
 
@@ -99,7 +105,7 @@ impl Labeller {
                             continue;
                         };
                         if let Some(e) = self.oracle.moves(&pos) {
-                            return Some(sample(pos, &e, total));
+                            return Some(sample(pos, &e, total, self.temperature));
                         }
                         if let Some((solver, limit)) = &self.solver {
                             let a = solver.analyse_within(&pos, Some(*limit), None);
@@ -112,7 +118,7 @@ impl Labeller {
                                         .filter_map(|m| m.value().map(|v| (m.mv, v)))
                                         .collect(),
                                 };
-                                return Some(sample(pos, &exact, total));
+                                return Some(sample(pos, &exact, total, self.temperature));
                             }
                         }
                     }
@@ -138,7 +144,7 @@ mod tests {
         let rules = Rules::new(4, 3).unwrap();
         let build =
             || EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let l = Labeller::new(&rules, Arc::new(build()), None);
+        let l = Labeller::new(&rules, Arc::new(build()), None, 0.0);
         let check = build();
         let mut replay = Replay::new(1000);
         let st = l.generate(300, &mut replay, 4, &AtomicBool::new(false));

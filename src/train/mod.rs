@@ -692,6 +692,6 @@ fn data_sources(
     } else {
         None
     };
-    let labeller = labelled::Labeller::new(rules, oracle.clone(), solver);
+    let labeller = labelled::Labeller::new(rules, oracle.clone(), solver, p.exact_temperature);
     Ok(((!exact).then_some(oracle), Some(labeller)))
 }

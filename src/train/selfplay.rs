@@ -405,6 +405,30 @@ pub(super) fn optimal_policy(exact: &ExactMoves, pits: usize) -> [f32; MAX_ACTIO
     policy
 }
 
+/// The policy target of an exactly known position at `temperature` (in units of final margin):
+/// 0 is [`optimal_policy`]; above 0, every legal move weighs `exp((value - best) / temperature)`,
+/// so the target also ranks the moves that are not optimal.
+pub(super) fn exact_policy(
+    exact: &ExactMoves,
+    pits: usize,
+    temperature: f32,
+) -> [f32; MAX_ACTIONS] {
+    if temperature <= 0.0 {
+        return optimal_policy(exact, pits);
+    }
+    let mut policy = [0.0; MAX_ACTIONS];
+    let mut sum = 0.0;
+    for &(mv, v) in &exact.moves {
+        let w = ((v - exact.value) as f32 / temperature).exp();
+        policy[mv.action(pits)] = w;
+        sum += w;
+    }
+    for p in &mut policy {
+        *p /= sum;
+    }
+    policy
+}
+
 /// A uniformly random action among the set bits of `legal`.
 fn random_action(legal: u16, rng: &mut SmallRng) -> u32 {
     let k = rng.random_range(0..legal.count_ones());
@@ -501,7 +525,32 @@ mod tests {
             labels: Default::default(),
             label_time_limit: 0.0,
             exact_share: 0.0,
+            exact_temperature: 0.0,
         }
+    }
+
+    #[test]
+    fn exact_policy_targets_rank_the_moves_by_value() {
+        let rules = Rules::kalah64();
+        let exact = ExactMoves {
+            value: 4,
+            moves: vec![
+                (Move::Pit(1), 4),
+                (Move::Pit(2), 2),
+                (Move::Pit(3), 4),
+                (Move::Pit(5), -10),
+            ],
+        };
+        let uniform = exact_policy(&exact, rules.pits(), 0.0);
+        assert_eq!(uniform, optimal_policy(&exact, rules.pits()));
+        assert_eq!(uniform[..6], [0.5, 0.0, 0.5, 0.0, 0.0, 0.0]);
+        let soft = exact_policy(&exact, rules.pits(), 1.0);
+        assert!((soft.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert_eq!(soft[0], soft[2]);
+        // Two margin points worse weighs e^-2 of the best; illegal actions weigh nothing.
+        assert!((soft[1] / soft[0] - (-2.0f32).exp()).abs() < 1e-6);
+        assert!(soft[4] > 0.0 && soft[4] < soft[1]);
+        assert_eq!((soft[3], soft[5], soft[6]), (0.0, 0.0, 0.0));
     }
 
     #[test]
