@@ -64,7 +64,8 @@ fn sample(pos: Position, exact: &ExactMoves, total: u32, temperature: f32) -> Sa
 impl Labeller {
     /// A labeller with `oracle`; with `solver`, positions outside the database are solved within
     /// the time limit, else only positions the database covers are drawn. Policy targets at
-    /// `temperature` ([`exact_policy`]; 0: uniform over the optimal moves).
+    /// `temperature` (0: uniform over the optimal moves; above 0, every move weighed by its
+    /// exact value).
     pub fn new(
         rules: &Rules,
         oracle: Arc<EndgameOracle>,
