@@ -418,50 +418,30 @@ mod tests {
         assert_eq!(o[12], pos.store(me) as f32 / 24.0);
     }
 
-    #[test]
-    fn forward_shapes_and_ranges() {
-        let device = Device::flex();
-        let cfg = NetConfig {
+    /// A small network of each `block` reading one-hot pit counts.
+    fn small(block: Block) -> NetConfig {
+        NetConfig {
             hidden: 16,
             layers: 2,
             activation: Activation::Relu,
             input: Input::Onehot,
-            block: Block::Plain,
-        };
-        let net = Net::new(&cfg, 6, &device);
-        let mut ev = NetEvaluator::new(net, device.clone());
+            block,
+        }
+    }
+
+    #[test]
+    fn forward_shapes_and_ranges() {
+        let device = Device::flex();
         let pos = [Position::start(&Rules::kalah64()); 5];
-        let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
-        ev.evaluate(&pos, &mut l, &mut v, &mut m);
-        assert_eq!(l.len(), 5 * 7);
-        assert_eq!(v.len(), 5);
-        assert_eq!(m.len(), 5);
-        assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0));
-        let residual = Net::new(
-            &NetConfig {
-                block: Block::Residual,
-                ..cfg
-            },
-            6,
-            &device,
-        );
-        let mut ev = NetEvaluator::new(residual, device.clone());
-        ev.evaluate(&pos, &mut l, &mut v, &mut m);
-        assert_eq!(l.len(), 5 * 7);
-        assert!(l.iter().all(|x| x.is_finite()));
-        let transformer = Net::new(
-            &NetConfig {
-                block: Block::Transformer,
-                ..cfg
-            },
-            6,
-            &device,
-        );
-        let mut ev = NetEvaluator::new(transformer, device);
-        ev.evaluate(&pos, &mut l, &mut v, &mut m);
-        assert_eq!((l.len(), v.len(), m.len()), (5 * 7, 5, 5));
-        assert!(l.iter().all(|x| x.is_finite()));
-        assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0));
+        for block in [Block::Plain, Block::Residual, Block::Transformer] {
+            let net = Net::new(&small(block), 6, &device);
+            let mut ev = NetEvaluator::new(net, device.clone());
+            let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
+            ev.evaluate(&pos, &mut l, &mut v, &mut m);
+            assert_eq!((l.len(), v.len(), m.len()), (5 * 7, 5, 5), "{block:?}");
+            assert!(l.iter().all(|x| x.is_finite()), "{block:?}");
+            assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0), "{block:?}");
+        }
     }
 
     /// A transformer's pit logits come from the pits' own tokens: a different count in one of the
@@ -469,13 +449,7 @@ mod tests {
     #[test]
     fn transformer_reads_the_board() {
         let device = Device::flex();
-        let cfg = NetConfig {
-            hidden: 16,
-            layers: 2,
-            activation: Activation::Relu,
-            input: Input::Onehot,
-            block: Block::Transformer,
-        };
+        let cfg = small(Block::Transformer);
         let mut ev = NetEvaluator::new(Net::new(&cfg, 6, &device), device);
         let rules = Rules::kalah64();
         let a = Position::start(&rules);
