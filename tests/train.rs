@@ -27,6 +27,18 @@ fn config() -> String {
     format!("{}/configs/smoke.toml", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A scratch folder `name` holding `checkpoints/smoke`, one iteration of the smoke config; the
+/// folder and the config's path.
+fn one_iteration_run(name: &str) -> (PathBuf, String) {
+    let dir = scratch(name);
+    let cfg = config();
+    ok(&kalaha(
+        &dir,
+        &["train", "--config", &cfg, "--set", "run.iterations=1"],
+    ));
+    (dir, cfg)
+}
+
 fn ok(out: &Output) {
     assert!(
         out.status.success(),
@@ -270,12 +282,7 @@ fn a_stopped_and_resumed_run_follows_the_uninterrupted_one() {
 
 #[test]
 fn a_run_can_start_from_another_networks_weights_under_other_rules() {
-    let dir = scratch("init");
-    let cfg = config();
-    ok(&kalaha(
-        &dir,
-        &["train", "--config", &cfg, "--set", "run.iterations=1"],
-    ));
+    let (dir, cfg) = one_iteration_run("init");
     // Norwegian rules, the smoke network as the start; no gradient step in its one iteration
     // (the replay never reaches min_size), so the saved weights are the ones it started from.
     let start = [
@@ -335,12 +342,7 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
 
 #[test]
 fn a_released_network_is_never_trained_over() {
-    let dir = scratch("released");
-    let cfg = config();
-    ok(&kalaha(
-        &dir,
-        &["train", "--config", &cfg, "--set", "run.iterations=1"],
-    ));
+    let (dir, cfg) = one_iteration_run("released");
     // Release it as the committed networks are: the sidecar names no optimizer or run state.
     let side = dir.join("checkpoints/smoke/meta.json");
     let mut meta: serde_json::Value =

@@ -11,6 +11,7 @@ use clap::Args;
 use super::{emit, emit_json};
 use crate::bots::policy::search_config;
 use crate::nn::{NetEvaluator, model};
+use crate::rules::Rules;
 use crate::search::search_batch;
 use crate::train::judge::{JUDGE_SEED, JudgeSet};
 
@@ -46,6 +47,15 @@ pub struct JudgeArgs {
     json: bool,
 }
 
+/// The network a `--network` or `--against` value names (`policy:` prefix optional): its path,
+/// the loaded checkpoint and the rules it was trained for.
+fn load_network(spec: &str) -> anyhow::Result<(String, model::Model, Rules)> {
+    let path = spec.strip_prefix("policy:").unwrap_or(spec);
+    let m = model::load(std::path::Path::new(path))?;
+    let rules = m.card.rules.build()?;
+    Ok((path.to_string(), m, rules))
+}
+
 /// The moves `model` picks in the set's positions: alone, or after `sims` simulations of search.
 fn choices(set: &JudgeSet, model: &model::Model, sims: Option<u32>) -> Vec<usize> {
     let mut ev = NetEvaluator::new(model.net.clone(), Device::flex());
@@ -68,21 +78,18 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
         anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
     }
-    let path = a.network.strip_prefix("policy:").unwrap_or(&a.network);
-    let m = model::load(std::path::Path::new(path))?;
-    let rules = m.card.rules.build()?;
+    let (path, m, rules) = load_network(&a.network)?;
     let other = match &a.against {
-        Some(o) => {
-            let o = o.strip_prefix("policy:").unwrap_or(o);
-            let other = model::load(std::path::Path::new(o))?;
-            if other.card.rules.build()? != rules {
+        Some(spec) => {
+            let (o, other, theirs) = load_network(spec)?;
+            if theirs != rules {
                 anyhow::bail!(
                     "--against {o} was trained for {}, {path} for {}: they cannot be judged on one set",
-                    other.card.rules.build()?.describe(),
+                    theirs.describe(),
                     rules.describe()
                 );
             }
-            Some((o.to_string(), other))
+            Some((o, other))
         }
         None => None,
     };

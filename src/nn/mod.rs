@@ -115,6 +115,9 @@ pub struct Board {
     place: Embedding,
     encoder: TransformerEncoder,
     norm: LayerNorm,
+    /// Pits per side.
+    #[module(skip)]
+    pits: usize,
 }
 
 /// Features per token of [`Block::Transformer`]: the count bins, the count, the store, two flags.
@@ -122,11 +125,16 @@ fn token_features(pits: usize) -> usize {
     obs::count_bins(pits) + 4
 }
 
+/// Tokens of [`Block::Transformer`]: the `2m` pits, the two stores, the position.
+fn token_count(pits: usize) -> usize {
+    2 * pits + 3
+}
+
 impl Board {
     fn new(hidden: usize, layers: usize, pits: usize, device: &Device) -> Board {
         Board {
             embed: LinearConfig::new(token_features(pits), hidden).init(device),
-            place: EmbeddingConfig::new(2 * pits + 3, hidden)
+            place: EmbeddingConfig::new(token_count(pits), hidden)
                 .with_initializer(burn::nn::Initializer::Normal {
                     mean: 0.0,
                     std: 0.02,
@@ -137,12 +145,14 @@ impl Board {
                 .with_norm_first(true)
                 .init(device),
             norm: LayerNormConfig::new(hidden).init(device),
+            pits,
         }
     }
 
     /// `[batch, 2m + 3, hidden]` token states of a `[batch, onehot_dim]` observation: the mover's
     /// pits, the opponent's, the two stores, the position token.
-    fn forward(&self, x: Tensor<2>, pits: usize) -> Tensor<3> {
+    fn forward(&self, x: Tensor<2>) -> Tensor<3> {
+        let pits = self.pits;
         let [b, _] = x.dims();
         let nb = obs::count_bins(pits);
         let device = x.device();
@@ -168,7 +178,7 @@ impl Board {
         let flags = x.narrow(1, 2 * pits + 2, 2).reshape([b, 1, 2]);
         let whole = Tensor::cat(vec![Tensor::zeros([b, 1, nb + 2], &device), flags], 2);
         let tokens = Tensor::cat(vec![pit_tokens, store_tokens, whole], 1);
-        let t = 2 * pits + 3;
+        let t = token_count(pits);
         let places = Tensor::<1, Int>::arange(0..t as i64, &device).reshape([1, t]);
         let h = self.embed.forward(tokens) + self.place.forward(places);
         let h = self.encoder.forward(TransformerEncoderInput::new(h));
@@ -228,8 +238,6 @@ pub struct Net {
     #[module(skip)]
     activation: Activation,
     #[module(skip)]
-    pits: usize,
-    #[module(skip)]
     input: Input,
 }
 
@@ -282,7 +290,6 @@ impl Net {
             value: LinearConfig::new(width, 2).init(device),
             board,
             activation: cfg.activation,
-            pits,
             input: cfg.input,
         }
     }
@@ -301,8 +308,8 @@ impl Net {
             Activation::Tanh => activation::tanh(h),
         };
         if let Some(board) = &self.board {
-            let m = self.pits;
-            let h = board.forward(x, m);
+            let m = board.pits;
+            let h = board.forward(x);
             let [b, t, d] = h.dims();
             let whole = h.clone().narrow(1, t - 1, 1).reshape([b, d]);
             let mine = h.narrow(1, 0, m);

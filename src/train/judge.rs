@@ -502,7 +502,11 @@ impl JudgeSet {
         let mut db = [(0usize, 0usize); 2];
         let names = ["opening", "middle", "late"];
         let mut by_phase = [(0usize, 0usize); 3];
-        let sources = [Source::Mixed, Source::Minimax, Source::Endgame];
+        let sources = [
+            (Source::Mixed, "mixed"),
+            (Source::Minimax, "minimax"),
+            (Source::Endgame, "endgame"),
+        ];
         let mut by_source = [(0usize, 0usize); 3];
         let (mut openings, mut swaps) = ((0usize, 0usize), (0usize, 0usize));
         let mut n = 0;
@@ -540,7 +544,7 @@ impl JudgeSet {
                 .expect("a known phase");
             by_phase[k].0 += ok;
             by_phase[k].1 += 1;
-            if let Some(k) = sources.iter().position(|&s| s == j.source) {
+            if let Some(k) = sources.iter().position(|s| s.0 == j.source) {
                 by_source[k].0 += ok;
                 by_source[k].1 += 1;
             }
@@ -559,10 +563,10 @@ impl JudgeSet {
                 .zip(by_phase)
                 .map(|(name, (o, c))| (name.to_string(), Rate::of(o, c)))
                 .collect(),
-            sources: ["mixed", "minimax", "endgame"]
+            sources: sources
                 .iter()
                 .zip(by_source)
-                .map(|(name, (o, c))| (name.to_string(), Rate::of(o, c)))
+                .map(|((_, name), (o, c))| (name.to_string(), Rate::of(o, c)))
                 .collect(),
             pie: (openings.1 + swaps.1 > 0).then(|| PieScore {
                 openings: Rate::of(openings.0, openings.1),
