@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The evaluation report of one per-rule-set network (issue 16), into experiments/<name>-eval/:
 #   judge.json / judge.txt  the network alone on its rule set's judge set (kalaha judge)
+#   judge-64.json           the same set, scored on the moves of its 64-simulation search
 #   gauntlet/               64 simulations against random, greedy, minimax:4, minimax:8 and
 #                           mcts:1000: 200 games each from 100 openings of 6 random moves
 #   solver/                 (rule sets the solver plays from the start) 100 games against `solver`,
@@ -25,6 +26,7 @@ out=experiments/$name-eval
 mkdir -p $out
 $bin judge --network $net $judge --json > $out/judge.json
 $bin judge --network $net $judge > $out/judge.txt
+$bin judge --network $net $judge --simulations 64 --json > $out/judge-64.json
 $bin eval $rules --player policy:checkpoints/$name:64 \
   --opponents random,greedy,minimax:4,minimax:8,mcts:1000 \
   --anchor policy:checkpoints/$name:64 --games 200 --opening-moves 6 --seed 1 \

@@ -30,12 +30,14 @@ def pct(x):
     return f"{100 * x:.1f}%"
 
 
-print("| rule set | network alone, solver-optimal (judged) | 64 sims vs minimax:8 (Elo of minimax:8, 95% CI) "
+print("| rule set | network alone, solver-optimal (judged) | with 64 sims "
+      "| 64 sims vs minimax:8 (Elo of minimax:8, 95% CI) "
       "| perfect play vs minimax:8, same openings | 64 sims vs solver: result reached | record |")
-print("| --- | ---: | ---: | ---: | ---: | --- |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
 for name in NAMES:
     d = f"experiments/{name}-eval"
     j = load(f"{d}/judge.json")
+    j64 = load(f"{d}/judge-64.json")
     g = load(f"{d}/gauntlet/report.json")
     s = load(f"{d}/solver/report.json")
     c = load(f"{d}/solver-vs-minimax8/report.json")
@@ -45,6 +47,7 @@ for name in NAMES:
         if j.get("pie"):
             p = j["pie"]
             alone += f"; pie openings {pct(p['openings']['optimal_rate'])}, swaps {pct(p['swaps']['optimal_rate'])}"
+    searched = f"{pct(j64['optimal_rate'])} ± {100 * j64['std_err']:.1f}" if j64 else "-"
     mm8 = "-"
     if g:
         for p in g["pairings"]:
@@ -68,4 +71,4 @@ for name in NAMES:
     link = f"[{run}](experiments/{run}/README.md), [{name}-eval](experiments/{name}-eval/)"
     if not os.path.exists(f"experiments/{run}/README.md"):
         link = name
-    print(f"| {TITLE.get(name, name)} | {alone} | {mm8} | {ceiling} | {reached} | {link} |")
+    print(f"| {TITLE.get(name, name)} | {alone} | {searched} | {mm8} | {ceiling} | {reached} | {link} |")
