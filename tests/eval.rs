@@ -95,6 +95,32 @@ fn openings_are_distinct_reproducible_and_reload_identically() {
 }
 
 #[test]
+fn pie_openings_in_the_opening_turn_keep_it_and_older_files_still_load() {
+    let rules = Rules::kalah64().with_pie(true);
+    // Pit 3 ends in South's store: one move leaves South's opening turn going.
+    let set = (0..64)
+        .map(|seed| OpeningSet::generate(&rules, 6, 1, seed))
+        .find(|s| s.openings.iter().any(|o| o.moves == "3"))
+        .expect("some seed draws pit 3 among six one-move openings");
+    let third = set.openings.iter().position(|o| o.moves == "3").unwrap();
+    assert_eq!(
+        set.openings[third].position,
+        "4,4,0,5,5,5,1/4,4,4,4,4,4,0 s opening"
+    );
+    let fresh = set.positions(&rules).unwrap();
+    assert!(fresh[third].in_opening_turn());
+    // A file written before the marker records the same opening without it.
+    let mut older = set.clone();
+    older.openings[third].position = "4,4,0,5,5,5,1/4,4,4,4,4,4,0 s".to_string();
+    assert_eq!(older.positions(&rules).unwrap(), fresh);
+    older.openings[third].position = "4,4,0,5,5,5,1/4,4,4,4,4,4,1 s".to_string();
+    assert!(
+        older.positions(&rules).is_err(),
+        "a wrong board is still refused"
+    );
+}
+
+#[test]
 fn each_pair_of_games_shares_an_opening_from_both_seats() {
     let rules = Rules::kalah64();
     let set = OpeningSet::generate(&rules, 3, 3, 1);

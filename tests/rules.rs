@@ -244,6 +244,21 @@ fn pie_swap_only_at_norths_first_move() {
     assert_eq!(g.play(Move::Swap), Err(IllegalMove::SwapNotAllowed));
     g.play(Move::Pit(3)).unwrap(); // extra turn: still South's opening
     assert!(!g.position().swap_allowed());
+    // The notation says so, and reads back into the opening turn (the pie answer still to come).
+    let text = g.position().to_string();
+    assert_eq!(text, "4,4,0,5,5,5,1/4,4,4,4,4,4,0 s opening");
+    let read = Position::parse(&text, &rules).unwrap();
+    assert!(read.in_opening_turn());
+    assert_eq!(read, *g.position());
+    let later = Position::parse("4,4,0,5,5,5,1/4,4,4,4,4,4,0 s", &rules).unwrap();
+    assert!(!later.in_opening_turn());
+    assert_ne!(
+        later,
+        *g.position(),
+        "the opening turn is part of the position"
+    );
+    assert!(Position::start(&rules).in_opening_turn());
+    assert!(!Position::start(&rules).to_string().contains("opening"));
     g.play(Move::Pit(1)).unwrap();
     assert_eq!(g.position().to_move(), Side::North);
     assert!(g.position().swap_allowed());
@@ -336,6 +351,26 @@ fn malformed_notation_names_the_problem() {
     assert_eq!(
         err("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s extra"),
         NotationError::Trailing("extra".into())
+    );
+    assert_eq!(
+        err("4,4,0,5,5,5,1/4,4,4,4,4,4,0 s opening"),
+        NotationError::Opening,
+        "no pie rule, no opening turn"
+    );
+    let pie = k64().with_pie(true);
+    for text in [
+        "4,4,0,5,5,5,1/4,4,4,4,4,4,0 n opening",
+        "4,4,0,5,5,4,1/4,4,4,4,4,4,1 s opening",
+    ] {
+        assert_eq!(
+            Position::parse(text, &pie).unwrap_err(),
+            NotationError::Opening,
+            "{text}"
+        );
+    }
+    assert_eq!(
+        Position::parse("4,4,0,5,5,5,1/4,4,4,4,4,4,0 s opening swap", &pie).unwrap_err(),
+        NotationError::Trailing("swap".into())
     );
     assert_eq!(
         err("99,99,99,4,4,4,0/4,4,4,4,4,4,0 s"),
@@ -489,7 +524,7 @@ proptest! {
     fn notation_parser_never_panics_on_near_misses(
         nums in prop::collection::vec("-?[0-9]{1,4}|x|", 0..16),
         side in "s|n|S|x|",
-        extra in "|swap| swap| junk",
+        extra in "|swap| swap| opening| junk",
     ) {
         let half = nums.len() / 2;
         let text = format!("{}/{} {}{}", nums[..half].join(","), nums[half..].join(","), side, extra);

@@ -13,9 +13,10 @@ use crate::rules::{PyRules, rules_from, value_error};
 /// A Kalah position under a set of rules. Immutable: `play` returns the next position.
 ///
 /// Notation (`str(position)`): `p1,..,pm,STORE/q1,..,qm,STORE s|n`, South's pits and store, then
-/// North's, then the side to move; a trailing `swap` marks a pending pie answer. Moves are pit
-/// numbers `1..m` of the player to move (an `int`) or the string `"swap"`; actions (as in the
-/// environment) are `p - 1` for pit `p` and `m` for `swap`.
+/// North's, then the side to move; a trailing `swap` marks a pending pie answer, `opening` South's
+/// opening turn still going (the pie answer still to come). Moves are pit numbers `1..m` of the
+/// player to move (an `int`) or the string `"swap"`; actions (as in the environment) are `p - 1`
+/// for pit `p` and `m` for `swap`.
 ///
 /// ```python
 /// pos = kalaha.Position.start()            # or kalaha.Position("4,4,0,5,5,5,1/4,4,4,4,4,4,0 s")

@@ -46,6 +46,12 @@ def test_pie_rule_moves_and_swap():
     after = pos.play("swap")
     assert after.to_move == "north" and not after.swap_allowed
     assert pos.move_to_action("swap") == 6
+    # South's opening turn after an extra turn: the notation and a pickle keep the answer to come.
+    opening = kalaha.Position.start(rules).play(3)
+    assert str(opening) == "4,4,0,5,5,5,1/4,4,4,4,4,4,0 s opening"
+    again = pickle.loads(pickle.dumps(opening))
+    assert again.play(1).swap_allowed and kalaha.Position(str(opening), rules).play(1).swap_allowed
+    assert not kalaha.Position("4,4,0,5,5,5,1/4,4,4,4,4,4,0 s", rules).play(1).swap_allowed
 
 
 def test_observation_matches_the_encoder_layout():

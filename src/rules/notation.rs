@@ -2,21 +2,22 @@
 //! into a [`Position`], and printing.
 //!
 //! An optional third field `swap` marks a position where North may still answer with the pie
-//! rule's swap (the notation has no move history, so this is the only way to say so). The start
-//! position of the rules is read as the start of a game, so the pie answer arises after its
-//! opening turn.
+//! rule's swap, and `opening` one where South's opening turn is still going (after an extra
+//! turn), so that the pie answer is still to come (the notation has no move history, so these are
+//! the only ways to say so). The start position of the rules is read as the start of a game, so
+//! it needs no marker.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::options::Rules;
-use super::position::{Position, Side};
+use super::position::{Phase, Position, Side};
 use super::sow::{base, store};
 
 /// Why a piece of notation was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotationError {
-    /// Not of the form `BOARD SIDE [swap]`.
+    /// Not of the form `BOARD SIDE [swap|opening]`.
     #[error("position '{0}' must be 'SOUTH/NORTH SIDE', e.g. '4,4,4,4,4,4,0/4,4,4,4,4,4,0 s'")]
     Shape(String),
     /// The board part lacks exactly one `/`.
@@ -38,7 +39,7 @@ pub enum NotationError {
     #[error("side to move must be 's' or 'n', got '{0}'")]
     Side(String),
     /// An unknown trailing field.
-    #[error("unexpected '{0}' after the side to move (only 'swap' may follow)")]
+    #[error("unexpected '{0}' after the side to move (only 'swap' or 'opening' may follow)")]
     Trailing(String),
     /// Pit count different from the rules.
     #[error("position has {got} pits per side but the rules say {want}")]
@@ -49,6 +50,9 @@ pub enum NotationError {
     /// `swap` marker where the pie answer cannot be.
     #[error("'swap' needs the pie rule and north to move")]
     Swap,
+    /// `opening` marker where South's opening turn cannot be going on.
+    #[error("'opening' needs the pie rule, south to move and an empty north store")]
+    Opening,
 }
 
 /// A raw position as written: any pit counts, any numbers. Validate with [`Setup::position`].
@@ -66,6 +70,8 @@ pub struct Setup {
     pub to_move: Side,
     /// The `swap` marker was present.
     pub swap: bool,
+    /// The `opening` marker was present.
+    pub opening: bool,
 }
 
 fn parse_half(half: &str, side: &'static str) -> Result<(Vec<u64>, u64), NotationError> {
@@ -115,10 +121,13 @@ impl FromStr for Setup {
             "n" | "N" => Side::North,
             other => return Err(NotationError::Side(other.to_string())),
         };
-        let swap = match &fields[2..] {
-            [] => false,
-            ["swap"] => true,
-            [other, ..] => return Err(NotationError::Trailing(other.to_string())),
+        let (swap, opening) = match &fields[2..] {
+            [] => (false, false),
+            ["swap"] => (true, false),
+            ["opening"] => (false, true),
+            ["swap" | "opening", other, ..] | [other, ..] => {
+                return Err(NotationError::Trailing(other.to_string()));
+            }
         };
         Ok(Setup {
             south,
@@ -127,6 +136,7 @@ impl FromStr for Setup {
             north_store,
             to_move,
             swap,
+            opening,
         })
     }
 }
@@ -157,6 +167,10 @@ impl Setup {
         if self.swap && (!rules.pie || self.to_move != Side::North) {
             return Err(NotationError::Swap);
         }
+        // North has not moved in South's opening turn: nothing can be in its store.
+        if self.opening && (!rules.pie || self.to_move != Side::South || self.north_store != 0) {
+            return Err(NotationError::Opening);
+        }
         let narrow = |v: &[u64]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
         Position::from_parts(
             rules,
@@ -165,6 +179,12 @@ impl Setup {
             self.to_move,
             self.swap,
         )
+        .map(|mut pos| {
+            if self.opening {
+                pos.phase = Phase::Opening;
+            }
+            pos
+        })
         .ok_or(NotationError::TooManySeeds(total))
     }
 }
@@ -191,6 +211,8 @@ impl fmt::Display for Position {
         write!(f, " {}", self.to_move.letter())?;
         if self.swap_allowed() {
             f.write_str(" swap")?;
+        } else if self.in_opening_turn() && self.cells != Position::start(&self.rules).cells {
+            f.write_str(" opening")?;
         }
         Ok(())
     }

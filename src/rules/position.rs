@@ -268,6 +268,7 @@ impl PartialEq for Position {
         self.cells == other.cells
             && self.to_move == other.to_move
             && self.swap_allowed() == other.swap_allowed()
+            && self.in_opening_turn() == other.in_opening_turn()
             && self.rules == other.rules
     }
 }

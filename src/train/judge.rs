@@ -20,7 +20,7 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::bots::{Bot, Greedy, Minimax, random_move};
-use crate::rules::{Move, Position, Rules, RulesSpec};
+use crate::rules::{Move, NotationError, Position, Rules, RulesSpec};
 use crate::search::{Evaluator, greedy_actions};
 use crate::solver::{Solver, SolverConfig};
 
@@ -333,6 +333,17 @@ fn phase(ply: u32) -> &'static str {
     }
 }
 
+/// The position of a cached judged entry. Caches written before the notation marked South's
+/// opening turn (`... s opening`) hold the pie openings after an extra turn without the marker;
+/// every pie-set position that is not a swap answer is in the opening turn.
+fn judged_position(j: &Judged, rules: &Rules) -> Result<Position, NotationError> {
+    let pos = Position::parse(&j.position, rules)?;
+    if j.source == Source::Pie && !pos.swap_allowed() && !pos.in_opening_turn() {
+        return Position::parse(&format!("{} opening", j.position), rules);
+    }
+    Ok(pos)
+}
+
 impl JudgeSet {
     /// Loads the set for `rules` from `cache_dir`, or draws and solves it (and caches it); with a
     /// `limit`, each position gets at most that long and those not proved are left out (and
@@ -361,7 +372,7 @@ impl JudgeSet {
             let positions = f
                 .positions
                 .into_iter()
-                .map(|j| Ok((Position::parse(&j.position, rules)?, j)))
+                .map(|j| Ok((judged_position(&j, rules)?, j)))
                 .collect::<anyhow::Result<Vec<_>>>()
                 .with_context(|| format!("corrupt judge cache {}", path.display()))?;
             return Ok(JudgeSet {
@@ -629,6 +640,35 @@ mod tests {
         let set = draw_set(&rules, 9, 1);
         assert_eq!(set.len(), 9 + all.len());
         assert!(set[9..].iter().all(|d| d.1 == Source::Pie));
+    }
+
+    #[test]
+    fn cached_pie_openings_load_in_the_opening_turn() {
+        // The committed pie set, and the same file as written before the notation marked the
+        // opening turn: both load the opener's second decision (after pit 3's extra turn) with
+        // the pie answer still to come, as the solver judged it.
+        let rules = Rules::kalah64().with_pie(true);
+        let name = "judge2-6x4-standard-owner-immediate-pietrue-1200-2026.json";
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/judge");
+        let text = std::fs::read_to_string(committed.join(name)).unwrap();
+        assert!(text.contains("s opening"));
+        let legacy =
+            std::env::temp_dir().join(format!("kalaha-judge-legacy-{}", std::process::id()));
+        std::fs::create_dir_all(&legacy).unwrap();
+        std::fs::write(legacy.join(name), text.replace(" s opening", " s")).unwrap();
+        for dir in [committed, legacy.clone()] {
+            let set = JudgeSet::load_or_build(&rules, 1200, JUDGE_SEED, &dir, None).unwrap();
+            let pie: Vec<&Position> = set
+                .positions
+                .iter()
+                .filter(|(_, j)| j.source == Source::Pie)
+                .map(|(p, _)| p)
+                .collect();
+            assert_eq!(pie.len(), pie_positions(&rules).len());
+            assert!(pie.iter().all(|p| p.swap_allowed() || p.in_opening_turn()));
+            assert_eq!(pie.iter().filter(|p| p.in_opening_turn()).count(), 2);
+        }
+        std::fs::remove_dir_all(&legacy).unwrap();
     }
 
     #[test]
