@@ -4,11 +4,13 @@
 #   judge-64.json           the same set, scored on the moves of its 64-simulation search
 #   gauntlet/               64 simulations against random, greedy, minimax:4, minimax:8 and
 #                           mcts:1000: 200 games each from 100 openings of 6 random moves
+#   minimax8-512sims/       512 simulations against minimax:8 on the gauntlet's openings
 #   solver/                 (rule sets the solver plays from the start) 100 games against `solver`,
 #                           every move of the network judged (pie: openings of 1 move, so that the
 #                           swap answer is in the games)
 #   solver-vs-minimax8/     (the same rule sets) perfect play against minimax:8 on the gauntlet's
-#                           openings: the most any player could be expected to score there
+#                           openings (playing for the best result against a perfect opponent,
+#                           not for minimax:8's mistakes)
 # usage: experiments/presets/eval.sh NAME [KALAHA_BINARY]
 set -eu
 name=$1
@@ -32,6 +34,9 @@ $bin eval $rules --player policy:checkpoints/$name:64 \
   --anchor policy:checkpoints/$name:64 --games 200 --opening-moves 6 --seed 1 \
   --name $name-eval/gauntlet --run $net --json \
   > $out/gauntlet.json 2> $out/gauntlet.log
+# More search against the strongest baseline: how much of the gap to it is the 64-simulation budget.
+$bin eval $rules --player policy:checkpoints/$name:512 --opponents minimax:8 --games 200 \
+  --opening-moves 6 --seed 1 --name $name-eval/minimax8-512sims --json > $out/minimax8-512sims.json 2> /dev/null
 if [ $solver = 1 ]; then
   $bin eval $rules --player policy:checkpoints/$name:64 --opponents solver --judge policy:checkpoints/$name:64 \
     --games 100 --opening-moves $open --seed 1 --name $name-eval/solver --json \

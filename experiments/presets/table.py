@@ -32,8 +32,8 @@ def pct(x):
 
 print("| rule set | network alone, solver-optimal (judged) | with 64 sims "
       "| 64 sims vs minimax:8 (Elo of minimax:8, 95% CI) "
-      "| perfect play vs minimax:8, same openings | 64 sims vs solver: result reached | record |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+      "| 512 sims vs minimax:8 | perfect play vs minimax:8, same openings | 64 sims vs solver: result reached | record |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for name in NAMES:
     d = f"experiments/{name}-eval"
     j = load(f"{d}/judge.json")
@@ -41,6 +41,7 @@ for name in NAMES:
     g = load(f"{d}/gauntlet/report.json")
     s = load(f"{d}/solver/report.json")
     c = load(f"{d}/solver-vs-minimax8/report.json")
+    deep = load(f"{d}/minimax8-512sims/report.json")
     alone = "-"
     if j:
         alone = f"{pct(j['optimal_rate'])} ± {100 * j['std_err']:.1f} ({j['positions']})"
@@ -55,6 +56,10 @@ for name in NAMES:
                 score = (p["a_wins"] + p["draws"] / 2) / p["games"]
                 r = next(r for r in g["ratings"] if r["player"] == "minimax:8")
                 mm8 = f"{pct(score)} of {p['games']} ({r['elo']:+.0f}, {r['lower']:+.0f} .. {r['upper']:+.0f})"
+    more = "-"
+    if deep:
+        p = deep["pairings"][0]
+        more = f"{pct((p['a_wins'] + p['draws'] / 2) / p['games'])} of {p['games']}"
     ceiling = "-"
     if c:
         p = c["pairings"][0]
@@ -71,4 +76,4 @@ for name in NAMES:
     link = f"[{run}](experiments/{run}/README.md), [{name}-eval](experiments/{name}-eval/)"
     if not os.path.exists(f"experiments/{run}/README.md"):
         link = name
-    print(f"| {TITLE.get(name, name)} | {alone} | {searched} | {mm8} | {ceiling} | {reached} | {link} |")
+    print(f"| {TITLE.get(name, name)} | {alone} | {searched} | {mm8} | {more} | {ceiling} | {reached} | {link} |")
