@@ -285,6 +285,19 @@ fn swap_answers_are_judged_against_brute_force() {
 }
 
 #[test]
+fn a_swap_answer_agrees_when_its_kind_reaches_the_best_value() {
+    use judge::swap_answer_agrees as agrees;
+    // (is it swap, exact value) for each answer; the best value is 2.
+    let both = [(false, Some(2)), (false, Some(-4)), (true, Some(2))];
+    assert!(agrees(true, 2, both.into_iter()) && agrees(false, 2, both.into_iter()));
+    let only_swap = [(false, Some(-2)), (false, None), (true, Some(4))];
+    assert!(agrees(true, 4, only_swap.into_iter()));
+    assert!(!agrees(false, 4, only_swap.into_iter()));
+    let only_pits = [(false, Some(0)), (true, Some(-6))];
+    assert!(agrees(false, 0, only_pits.into_iter()) && !agrees(true, 0, only_pits.into_iter()));
+}
+
+#[test]
 fn phases_follow_the_documented_cut_offs() {
     let rules = Rules::kalah64();
     let p = |s: &str| Position::parse(s, &rules).unwrap();

@@ -97,6 +97,17 @@ pub struct SwapAnswers {
     pub agree: u32,
 }
 
+/// Whether a pie answer agrees with perfect play: `swap` where swapping is optimal, a pit where a
+/// pit move is (either, where both are). `moves` gives each legal answer as (is it `swap`, its
+/// exact value), `best` the position's exact value.
+pub fn swap_answer_agrees(
+    swapped: bool,
+    best: i32,
+    mut moves: impl Iterator<Item = (bool, Option<i32>)>,
+) -> bool {
+    moves.any(|(swap, value)| swap == swapped && value == Some(best))
+}
+
 /// A move that changed the game-theoretic result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ResultChange {
@@ -241,9 +252,8 @@ pub fn judge(
         if pos.swap_allowed() {
             let swap = *mv == Move::Swap;
             let optimal_kind = a.is_some_and(|a| {
-                a.moves
-                    .iter()
-                    .any(|m| (m.mv == Move::Swap) == swap && m.value() == Some(value))
+                let moves = a.moves.iter().map(|m| (m.mv == Move::Swap, m.value()));
+                swap_answer_agrees(swap, value, moves)
             });
             j.swap_answers.answers += 1;
             j.swap_answers.swapped += u32::from(swap);

@@ -20,6 +20,7 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::bots::{Bot, Greedy, Minimax, random_move};
+use crate::eval::judge::swap_answer_agrees;
 use crate::rules::{Move, NotationError, Position, Rules, RulesSpec};
 use crate::search::{Evaluator, greedy_actions};
 use crate::solver::{Solver, SolverConfig};
@@ -524,18 +525,12 @@ impl JudgeSet {
         for ((pos, j), &a) in self.positions.iter().zip(actions) {
             if j.source == Source::Pie {
                 let swap = Move::Swap.action(pos.rules().pits());
-                let optimal = |pick: &dyn Fn(usize) -> bool| {
-                    j.moves.iter().any(|&(x, v)| pick(x) && v == j.value)
-                };
                 if pos.swap_allowed() {
-                    swaps.0 += if a == swap {
-                        optimal(&|x| x == swap)
-                    } else {
-                        optimal(&|x| x != swap)
-                    } as usize;
+                    let moves = j.moves.iter().map(|&(x, v)| (x == swap, Some(v)));
+                    swaps.0 += swap_answer_agrees(a == swap, j.value, moves) as usize;
                     swaps.1 += 1;
                 } else {
-                    openings.0 += optimal(&|x| x == a) as usize;
+                    openings.0 += j.moves.iter().any(|&(x, v)| x == a && v == j.value) as usize;
                     openings.1 += 1;
                 }
                 continue;
