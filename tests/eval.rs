@@ -286,7 +286,7 @@ fn swap_answers_are_judged_against_brute_force() {
 
 #[test]
 fn a_swap_answer_agrees_when_its_kind_reaches_the_best_value() {
-    use judge::swap_answer_agrees as agrees;
+    use kalaha::solver::swap_answer_agrees as agrees;
     // (is it swap, exact value) for each answer; the best value is 2.
     let both = [(false, Some(2)), (false, Some(-4)), (true, Some(2))];
     assert!(agrees(true, 2, both.into_iter()) && agrees(false, 2, both.into_iter()));

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::arena::ArenaGame;
 use crate::bots::Player;
 use crate::rules::{Move, Position, Side};
-use crate::solver::{Analysis, Solver};
+use crate::solver::{Analysis, Solver, swap_answer_agrees};
 
 /// Game phase by seeds left on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -95,17 +95,6 @@ pub struct SwapAnswers {
     /// Answers that agree with the solver's: `swap` where swapping is optimal, a pit where a pit
     /// move is (either, where both are).
     pub agree: u32,
-}
-
-/// Whether a pie answer agrees with perfect play: `swap` where swapping is optimal, a pit where a
-/// pit move is (either, where both are). `moves` gives each legal answer as (is it `swap`, its
-/// exact value), `best` the position's exact value.
-pub fn swap_answer_agrees(
-    swapped: bool,
-    best: i32,
-    mut moves: impl Iterator<Item = (bool, Option<i32>)>,
-) -> bool {
-    moves.any(|(swap, value)| swap == swapped && value == Some(best))
 }
 
 /// A move that changed the game-theoretic result.

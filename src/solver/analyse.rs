@@ -34,6 +34,17 @@ impl MoveValue {
     }
 }
 
+/// Whether a pie answer agrees with perfect play: `swap` where swapping is optimal, a pit where a
+/// pit move is (either, where both are). `moves` gives each legal answer as (is it `swap`, its
+/// exact value), `best` the position's exact value.
+pub fn swap_answer_agrees(
+    swapped: bool,
+    best: i32,
+    mut moves: impl Iterator<Item = (bool, Option<i32>)>,
+) -> bool {
+    moves.any(|(swap, value)| swap == swapped && value == Some(best))
+}
+
 /// What the solver found about a position: its value and every move's, as final margins (the
 /// player to move's seeds minus the opponent's) under perfect play, or bounds if it was stopped.
 #[derive(Clone, Debug, PartialEq)]

@@ -36,7 +36,7 @@ pub mod tablefile;
 #[cfg(test)]
 mod tests;
 
-pub use analyse::{Analysis, Detail, MoveValue, Progress, Solver};
+pub use analyse::{Analysis, Detail, MoveValue, Progress, Solver, swap_answer_agrees};
 pub use config::{DEFAULT_MEMORY_MB, DbSize, SolverConfig, SolverError, auto_db_seeds_for};
 pub use endgame::{BuildProgress, DbSource, Endgame, default_cache_dir};
 pub use oracle::{EndgameOracle, ExactMoves};

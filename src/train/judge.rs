@@ -20,10 +20,9 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::bots::{Bot, Greedy, Minimax, random_move};
-use crate::eval::judge::swap_answer_agrees;
 use crate::rules::{Move, NotationError, Position, Rules, RulesSpec};
 use crate::search::{Evaluator, greedy_actions};
-use crate::solver::{Solver, SolverConfig};
+use crate::solver::{Solver, SolverConfig, swap_answer_agrees};
 
 /// Positions with at most this many seeds on the board count as "inside the database" in
 /// reports, whatever database a run trains with (18 is the Kalah(6,4) solver's own).
