@@ -211,7 +211,7 @@ impl fmt::Display for Position {
         write!(f, " {}", self.to_move.letter())?;
         if self.swap_allowed() {
             f.write_str(" swap")?;
-        } else if self.in_opening_turn() && self.cells != Position::start(&self.rules).cells {
+        } else if self.in_opening_turn() && !self.on_start_board() {
             f.write_str(" opening")?;
         }
         Ok(())

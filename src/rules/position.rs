@@ -336,7 +336,7 @@ impl Position {
         };
         if swap_allowed {
             pos.phase = Phase::PieAnswer;
-        } else if pos.cells == Position::start(rules).cells && to_move == Side::South {
+        } else if pos.on_start_board() {
             pos.phase = Phase::Opening;
         }
         Some(pos)
@@ -429,6 +429,12 @@ impl Position {
     /// The raw 32-byte cell array (layout documented in the `sow` module), for hashing and encoding.
     pub fn cells(&self) -> &[u8; 32] {
         &self.cells
+    }
+
+    /// Whether the board is the rules' start board with South to move (whatever the phase), which
+    /// the notation reads as the start of a game.
+    pub(crate) fn on_start_board(&self) -> bool {
+        self.to_move == Side::South && self.cells == Position::start(&self.rules).cells
     }
 
     /// Whether South's opening turn (with its extra turns) is still going under the pie rule, so
