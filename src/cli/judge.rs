@@ -13,23 +13,26 @@ use crate::bots::policy::search_config;
 use crate::nn::{NetEvaluator, model};
 use crate::rules::Rules;
 use crate::search::search_batch;
-use crate::train::judge::{JUDGE_SEED, JudgeSet};
+use crate::train::heldout::{HeldoutKind, HeldoutSet};
+use crate::train::judge::{JUDGE_SEED, JudgeSet, sign_test};
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
     /// The network: a checkpoint folder, its meta.json or its weights (`policy:PATH` also works).
     #[arg(long, value_name = "PATH")]
     network: String,
-    /// Positions in the judge set (the training configs use 1200).
-    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    positions: u64,
+    /// Positions in the judge set (default: those of the set already solved for the network's
+    /// rules in --cache, else 1200).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    positions: Option<u64>,
     /// Folder of solved judge sets (solved once there, at the seed every run uses).
     #[arg(long, value_name = "DIR", default_value = "checkpoints/judge")]
     cache: PathBuf,
     /// Seconds the solver may spend on each position when it solves the set (0: no limit);
-    /// positions it cannot prove in time are left out and counted. The six-seed sets use 10.
-    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
-    time_limit: f64,
+    /// positions it cannot prove in time are left out and counted (default: the limit of the set
+    /// already solved for the network's rules, else none; the six-seed sets use 10).
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
     /// Also write the positions the network gets wrong to this file (JSON: position, source,
     /// ply, seeds on the board, exact value, the network's action and its value, every move's).
     #[arg(long, value_name = "FILE")]
@@ -42,9 +45,55 @@ pub struct JudgeArgs {
     /// noise) instead of alone; `--against` then searches as much.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     simulations: Option<u32>,
+    /// Also score the network alone on the two held-out sets inside the endgame database (drawn
+    /// as training draws and as the judge draws; built once into the solver's cache), with
+    /// `--against` paired on them too (`heldout` in the JSON).
+    #[arg(long)]
+    heldout: bool,
+    /// Positions in each held-out set.
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    heldout_positions: u64,
+    /// Seeds on the board of the database that labels the held-out sets.
+    #[arg(long, value_name = "SEEDS", default_value_t = crate::train::judge::DB_REPORT_SEEDS, value_parser = clap::value_parser!(u32).range(1..=30))]
+    heldout_db_seeds: u32,
+    /// Weight of a network's move head in the logits it plays by (logits minus this times each
+    /// move's predicted seeds lost; 0: the policy alone). Default: the players' own.
+    #[arg(long, value_name = "W")]
+    moves_mix: Option<f32>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// The evaluator players use for `model`, with the move head weighed `mix` if given.
+fn evaluator(model: &model::Model, mix: Option<f32>) -> NetEvaluator {
+    let ev = NetEvaluator::new(model.net.clone(), Device::flex());
+    match mix {
+        Some(w) => ev.with_moves_mix(w),
+        None => ev,
+    }
+}
+
+/// The held-out sets of `rules` labelled by a database of `seeds`, loaded or built.
+fn heldout_sets(
+    rules: &Rules,
+    n: usize,
+    seeds: u32,
+    quiet: bool,
+) -> anyhow::Result<Vec<HeldoutSet>> {
+    let dir = crate::solver::default_cache_dir()
+        .context("no cache folder for the held-out sets (set KALAHA_CACHE or HOME)")?;
+    if !quiet {
+        eprintln!(
+            "kalaha: held-out sets of {n} positions (database of {seeds} seeds, built once into {})",
+            dir.display()
+        );
+    }
+    let (db, _) = crate::solver::EndgameOracle::load_or_build(rules, seeds, Some(&dir), None);
+    HeldoutKind::ALL
+        .iter()
+        .map(|&k| HeldoutSet::load_or_build(rules, k, n, &db, &dir))
+        .collect()
 }
 
 /// The network a `--network` or `--against` value names (`policy:` prefix optional): its path,
@@ -57,8 +106,13 @@ fn load_network(spec: &str) -> anyhow::Result<(String, model::Model, Rules)> {
 }
 
 /// The moves `model` picks in the set's positions: alone, or after `sims` simulations of search.
-fn choices(set: &JudgeSet, model: &model::Model, sims: Option<u32>) -> Vec<usize> {
-    let mut ev = NetEvaluator::new(model.net.clone(), Device::flex());
+fn choices(
+    set: &JudgeSet,
+    model: &model::Model,
+    sims: Option<u32>,
+    mix: Option<f32>,
+) -> Vec<usize> {
+    let mut ev = evaluator(model, mix);
     match sims {
         None => set.picks(&mut ev),
         Some(n) => {
@@ -75,8 +129,11 @@ fn choices(set: &JudgeSet, model: &model::Model, sims: Option<u32>) -> Vec<usize
 }
 
 pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
-    if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
+    if a.time_limit.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
         anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
+    }
+    if a.moves_mix.is_some_and(|w| !(0.0..=100.0).contains(&w)) {
+        anyhow::bail!("--moves-mix must be a number from 0 to 100");
     }
     let (path, m, rules) = load_network(&a.network)?;
     let other = match &a.against {
@@ -93,27 +150,70 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
+    // Unless told otherwise, the set already solved for these rules, as it was solved.
+    let cached = crate::train::judge::cached_settings(&rules, &a.cache);
+    let positions = a
+        .positions
+        .map(|n| n as usize)
+        .or(cached.map(|c| c.0))
+        .unwrap_or(1200);
+    let limit = match a.time_limit {
+        Some(t) => (t > 0.0).then(|| std::time::Duration::from_secs_f64(t)),
+        None => cached.and_then(|c| c.1),
+    };
     if !a.json {
         eprintln!(
-            "kalaha: judging {path} on {} positions of {} (solved once into {})",
-            a.positions,
+            "kalaha: judging {path} on {positions} positions of {} (solved once into {})",
             rules.describe(),
             a.cache.display()
         );
     }
-    let limit = (a.time_limit > 0.0).then(|| std::time::Duration::from_secs_f64(a.time_limit));
-    let set = JudgeSet::load_or_build(&rules, a.positions as usize, JUDGE_SEED, &a.cache, limit)?;
-    let picks = choices(&set, &m, a.simulations);
+    let set = JudgeSet::load_or_build(&rules, positions, JUDGE_SEED, &a.cache, limit)?;
+    let picks = choices(&set, &m, a.simulations, a.moves_mix);
     let score = set.score_picks(&picks);
     if let Some(file) = &a.misses {
         let text = serde_json::to_string_pretty(&set.misses(&picks))?;
         crate::files::write_atomic(file, |w| std::io::Write::write_all(w, text.as_bytes()))
             .with_context(|| format!("cannot write the misses to {}", file.display()))?;
     }
-    let against = other.map(|(o, other)| {
-        let theirs = choices(&set, &other, a.simulations);
-        (o, set.score_picks(&theirs), set.compare(&picks, &theirs))
+    let against = other.as_ref().map(|(o, other)| {
+        let theirs = choices(&set, &other, a.simulations, a.moves_mix);
+        (
+            o.clone(),
+            set.score_picks(&theirs),
+            set.compare(&picks, &theirs),
+        )
     });
+    let mut held = Vec::new();
+    if a.heldout {
+        let sets = heldout_sets(
+            &rules,
+            a.heldout_positions as usize,
+            a.heldout_db_seeds,
+            a.json,
+        )?;
+        let actions = rules.pits() + 1;
+        for set in &sets {
+            let logits = set.logits(&mut evaluator(&m, a.moves_mix));
+            let score = set.score(&logits, actions)?;
+            let paired = match &other {
+                Some((_, o)) => {
+                    let theirs = set.logits(&mut evaluator(o, a.moves_mix));
+                    let (x, y) = (set.correct(&logits, actions), set.correct(&theirs, actions));
+                    let only_first = x.iter().zip(&y).filter(|(a, b)| **a && !**b).count();
+                    let only_second = x.iter().zip(&y).filter(|(a, b)| !**a && **b).count();
+                    Some((
+                        set.score(&theirs, actions)?,
+                        only_first,
+                        only_second,
+                        sign_test(only_first, only_first + only_second),
+                    ))
+                }
+                None => None,
+            };
+            held.push((score, paired));
+        }
+    }
     if a.json {
         let mut v = serde_json::to_value(&score)?;
         if let Some(n) = a.simulations {
@@ -128,6 +228,25 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
                 "only_against": paired.only_second,
                 "p_value": paired.p_value,
             });
+        }
+        if a.heldout {
+            v["heldout"] = held
+                .iter()
+                .map(|(h, paired)| {
+                    let mut x = serde_json::to_value(h).unwrap_or_default();
+                    if let Some((theirs, only_n, only_a, p)) = paired {
+                        x["against"] = serde_json::json!({
+                            "optimal_rate": theirs.optimal_rate,
+                            "kl": theirs.kl,
+                            "mean_loss": theirs.mean_loss,
+                            "only_network": only_n,
+                            "only_against": only_a,
+                            "p_value": p,
+                        });
+                    }
+                    x
+                })
+                .collect();
         }
         return emit_json(&v);
     }
@@ -145,7 +264,8 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     if score.unsolved > 0 {
         s += &format!(
             "  {} more positions drawn were not proved within {} s each and are left out\n",
-            score.unsolved, a.time_limit
+            score.unsolved,
+            limit.map_or(0.0, |l| l.as_secs_f64())
         );
     }
     if let Some(pie) = score.pie {
@@ -181,6 +301,36 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             paired.only_second,
             paired.p_value
         );
+    }
+    for (h, paired) in &held {
+        s += &format!(
+            "held-out {} ({} positions inside the database, set {}): {:.2}% ± {:.2} optimal, KL {:.4}, set loss {:.4}, {:.3} seeds lost a move\n",
+            h.set,
+            h.positions,
+            h.checksum,
+            pct(h.optimal_rate),
+            pct(h.std_err),
+            h.kl,
+            h.set_loss,
+            h.mean_loss
+        );
+        for b in &h.bands {
+            s += &format!(
+                "  {}-{} seeds: {:.2}% of {}, KL {:.4}, {:.3} seeds lost\n",
+                b.min_seeds,
+                b.max_seeds,
+                pct(b.optimal_rate),
+                b.positions,
+                b.kl,
+                b.mean_loss
+            );
+        }
+        if let Some((theirs, only_n, only_a, p)) = paired {
+            s += &format!(
+                "  against: {:.2}%; only {path} right in {only_n}, only the other in {only_a} (sign test p = {p:.2e})\n",
+                pct(theirs.optimal_rate)
+            );
+        }
     }
     emit(&s)
 }

@@ -202,7 +202,16 @@ pub struct NetConfig {
     /// How the hidden layers are joined (optional; `plain` when absent).
     #[serde(default)]
     pub block: Block,
+    /// A move head: every action's predicted seeds lost against the best move (optional; none
+    /// when absent). Players subtract it, times [`MOVES_MIX`], from the policy logits.
+    #[serde(default)]
+    pub moves: bool,
 }
+
+/// How much a network's move head weighs at play: the logits a player and the search read are the
+/// policy logits minus this times each move's predicted seeds lost (chosen by experiment, see
+/// `experiments/kalah64-supervised/README.md`).
+pub const MOVES_MIX: f32 = 1.0;
 
 /// The legacy encoding (see the module text).
 fn encode_legacy(pos: &Position, out: &mut [f32]) {
@@ -233,6 +242,9 @@ pub struct Net {
     policy: Linear,
     /// Two outputs: value and margin, each through tanh.
     value: Linear,
+    /// Every action's seeds lost against the best move (`m + 1` outputs; one per token for
+    /// [`Block::Transformer`]), if the network has a move head.
+    moves: Option<Linear>,
     /// The transformer trunk ([`Block::Transformer`] only).
     board: Option<Board>,
     #[module(skip)]
@@ -249,6 +261,8 @@ pub struct NetOutput {
     pub value: Tensor<2>,
     /// `[batch, 1]` expected margin / all seeds, in [-1, 1].
     pub margin: Tensor<2>,
+    /// `[batch, m + 1]` each action's predicted seeds lost against the best move (move head).
+    pub lost: Option<Tensor<2>>,
 }
 
 impl Net {
@@ -288,6 +302,9 @@ impl Net {
             norms,
             policy: LinearConfig::new(width, outputs).init(device),
             value: LinearConfig::new(width, 2).init(device),
+            moves: cfg
+                .moves
+                .then(|| LinearConfig::new(width, outputs).init(device)),
             board,
             activation: cfg.activation,
             input: cfg.input,
@@ -297,6 +314,28 @@ impl Net {
     /// What the network reads.
     pub fn input(&self) -> Input {
         self.input
+    }
+
+    /// Whether the network has a move head.
+    pub fn has_moves(&self) -> bool {
+        self.moves.is_some()
+    }
+
+    /// The network with a freshly initialised move head if it has none (a start for training
+    /// one on a network trained without).
+    pub fn with_moves(mut self, cfg: &NetConfig, pits: usize, device: &Device) -> Net {
+        if self.moves.is_none() {
+            let fresh = Net::new(
+                &NetConfig {
+                    moves: true,
+                    ..*cfg
+                },
+                pits,
+                device,
+            );
+            self.moves = fresh.moves;
+        }
+        self
     }
 
     /// One forward pass over a `[batch, inputs]` observation tensor.
@@ -313,13 +352,18 @@ impl Net {
             let [b, t, d] = h.dims();
             let whole = h.clone().narrow(1, t - 1, 1).reshape([b, d]);
             let mine = h.narrow(1, 0, m);
-            let pit_logits = self.policy.forward(mine).reshape([b, m]);
-            let swap_logit = self.policy.forward(whole.clone());
+            let per_token = |head: &Linear| {
+                let pits = head.forward(mine.clone()).reshape([b, m]);
+                Tensor::cat(vec![pits, head.forward(whole.clone())], 1)
+            };
+            let logits = per_token(&self.policy);
+            let lost = self.moves.as_ref().map(per_token);
             let heads = activation::tanh(self.value.forward(whole));
             return NetOutput {
-                logits: Tensor::cat(vec![pit_logits, swap_logit], 1),
+                logits,
                 value: heads.clone().narrow(1, 0, 1),
                 margin: heads.narrow(1, 1, 1),
+                lost,
             };
         }
         let mut h = x;
@@ -336,11 +380,22 @@ impl Net {
             h = act(self.norms[self.norms.len() - 1].forward(h));
         }
         let logits = self.policy.forward(h.clone());
+        let lost = self.moves.as_ref().map(|head| head.forward(h.clone()));
         let heads = activation::tanh(self.value.forward(h));
         NetOutput {
             logits,
             value: heads.clone().narrow(1, 0, 1),
             margin: heads.narrow(1, 1, 1),
+            lost,
+        }
+    }
+
+    /// The logits a player reads: the policy logits minus `mix` times each move's predicted seeds
+    /// lost (the policy logits alone without a move head or with `mix` 0).
+    pub fn play_logits(&self, out: NetOutput, mix: f32) -> Tensor<2> {
+        match out.lost {
+            Some(lost) if mix != 0.0 => out.logits - lost.mul_scalar(mix),
+            _ => out.logits,
         }
     }
 }
@@ -349,6 +404,8 @@ impl Net {
 pub struct NetEvaluator {
     net: Net,
     device: Device,
+    /// Weight of the move head in the logits ([`Net::play_logits`]).
+    mix: f32,
     /// Positions evaluated so far.
     pub evaluated: u64,
 }
@@ -359,8 +416,15 @@ impl NetEvaluator {
         NetEvaluator {
             net,
             device,
+            mix: MOVES_MIX,
             evaluated: 0,
         }
+    }
+
+    /// The same evaluator with the move head weighed `mix` in its logits (0: policy alone).
+    pub fn with_moves_mix(mut self, mix: f32) -> NetEvaluator {
+        self.mix = mix;
+        self
     }
 
     /// The wrapped network.
@@ -385,20 +449,17 @@ impl Evaluator for NetEvaluator {
         }
         let x = self.net.input.batch(positions, &self.device);
         let out = self.net.forward(x);
+        let (value, margin) = (out.value.clone(), out.margin.clone());
         logits.extend(
-            out.logits
+            self.net
+                .play_logits(out, self.mix)
                 .into_data()
                 .try_into_vec::<f32>()
                 .expect("f32 logits"),
         );
-        values.extend(
-            out.value
-                .into_data()
-                .try_into_vec::<f32>()
-                .expect("f32 values"),
-        );
+        values.extend(value.into_data().try_into_vec::<f32>().expect("f32 values"));
         margins.extend(
-            out.margin
+            margin
                 .into_data()
                 .try_into_vec::<f32>()
                 .expect("f32 margins"),
@@ -433,6 +494,7 @@ mod tests {
             activation: Activation::Relu,
             input: Input::Onehot,
             block,
+            moves: true,
         }
     }
 
@@ -448,6 +510,9 @@ mod tests {
             assert_eq!((l.len(), v.len(), m.len()), (5 * 7, 5, 5), "{block:?}");
             assert!(l.iter().all(|x| x.is_finite()), "{block:?}");
             assert!(v.iter().chain(&m).all(|x| x.abs() <= 1.0), "{block:?}");
+            let x = Input::Onehot.batch(&pos, &device);
+            let lost = ev.net().forward(x).lost.expect("a move head");
+            assert_eq!(lost.dims(), [5, 7], "{block:?}");
         }
     }
 

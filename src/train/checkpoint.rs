@@ -35,6 +35,9 @@ pub struct Evaluation {
     /// The network alone against the exact solver, if judged.
     #[serde(default)]
     pub solver: Option<super::judge::JudgeScore>,
+    /// The network alone on the held-out sets, if the run has them.
+    #[serde(default)]
+    pub heldout: Vec<super::heldout::HeldoutScore>,
 }
 
 /// The sidecar `meta.json`.

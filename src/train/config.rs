@@ -128,6 +128,39 @@ pub struct SelfPlayConfig {
     /// `exp((its value - the best) / exact_temperature)`, values in final-margin units.
     #[serde(default)]
     pub exact_temperature: f32,
+    /// Where labelled positions are drawn (`games`, the default: random and greedy games stopped
+    /// at a uniform ply; `judge`: where the judge set looks, see [`LabelDraw`]).
+    #[serde(default)]
+    pub label_draw: LabelDraw,
+    /// Leave labelled positions with a single legal move out (they carry no policy gradient).
+    /// Default false; `label_draw = "judge"` always leaves them out.
+    #[serde(default)]
+    pub label_skip_forced: bool,
+}
+
+/// How labelled positions are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LabelDraw {
+    /// Games of random and greedy moves mixed, stopped at a uniformly drawn ply.
+    #[default]
+    Games,
+    /// As the judge set's endgames are drawn: games of random and greedy moves (two in three) or
+    /// of `minimax` after a few random moves (one in three), every position from the one where
+    /// the database is entered to 6 plies later, those with two legal moves at least.
+    Judge,
+}
+
+/// The policy loss.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyLoss {
+    /// Cross-entropy against the policy target (uniform over tied optimal moves).
+    #[default]
+    CrossEntropy,
+    /// On exactly labelled positions, `-log` of the probability the network gives the set of
+    /// optimal moves (it need not split it among ties); cross-entropy on searched positions.
+    Set,
 }
 
 /// Where training samples come from.
@@ -171,6 +204,17 @@ pub struct OptimConfig {
     pub value_weight: f32,
     /// Weight of the margin loss.
     pub margin_weight: f32,
+    /// The policy loss (optional; `cross_entropy` by default).
+    #[serde(default)]
+    pub policy_loss: PolicyLoss,
+    /// Weight of the move head's loss: Huber loss (in seeds) of every legal move's predicted
+    /// seeds lost against its target (optional, default 0; needs `network.moves = true`).
+    #[serde(default)]
+    pub moves_weight: f32,
+    /// Train the move head on the search's Q gaps of searched positions too, not only on exact
+    /// labels (optional, default false).
+    #[serde(default)]
+    pub moves_from_search: bool,
 }
 
 /// Periodic evaluation settings.
@@ -189,6 +233,10 @@ pub struct EvalConfig {
     /// it cannot prove in time are left out of the set and counted.
     #[serde(default)]
     pub solver_time_limit: f64,
+    /// Optional: positions in each of the two held-out sets inside the endgame database
+    /// ([`super::heldout`]; 0, the default: none). Needs `selfplay.endgame_db_seeds`.
+    #[serde(default)]
+    pub heldout_positions: usize,
 }
 
 /// `Ok` if `ok`, else an error naming `key` and saying `why`.
@@ -249,6 +297,16 @@ impl TrainConfig {
         self.validate_selfplay()?;
         self.validate_learning()?;
         self.opponent_specs()?;
+        check(
+            self.eval.heldout_positions <= 1_000_000,
+            "eval.heldout_positions",
+            "must be 0 to 1000000",
+        )?;
+        check(
+            self.eval.heldout_positions == 0 || self.selfplay.endgame_db_seeds > 0,
+            "eval.heldout_positions",
+            "needs selfplay.endgame_db_seeds (the sets are labelled by the endgame database)",
+        )?;
         let t = self.eval.solver_time_limit;
         check(
             t >= 0.0 && t.is_finite() && t <= 86_400.0,
@@ -442,6 +500,16 @@ impl TrainConfig {
             o.margin_weight >= 0.0,
             "optim.margin_weight",
             "must be 0 or more",
+        )?;
+        check(
+            o.moves_weight >= 0.0 && o.moves_weight.is_finite(),
+            "optim.moves_weight",
+            "must be 0 or more",
+        )?;
+        check(
+            o.moves_weight == 0.0 || self.network.moves,
+            "optim.moves_weight",
+            "needs network.moves = true (a move head to train)",
         )?;
         Ok(())
     }

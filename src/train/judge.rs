@@ -206,6 +206,40 @@ fn chosen_value(j: &Judged, a: usize) -> i32 {
     j.moves.iter().find(|m| m.0 == a).map_or(j.value, |m| m.1)
 }
 
+/// The start of the cache file names of `rules`' judge sets.
+fn cache_prefix(rules: &Rules) -> String {
+    let spec = rules.spec();
+    format!(
+        "judge2-{}x{}-{:?}-{:?}-{:?}-pie{}",
+        spec.pits, spec.seeds, spec.capture, spec.leftover, spec.end, spec.pie
+    )
+    .to_lowercase()
+}
+
+/// The settings (positions, solver time limit) of the judge set of `rules` already solved in
+/// `cache_dir` at [`JUDGE_SEED`], if there is one (the most positions if several).
+pub fn cached_settings(rules: &Rules, cache_dir: &Path) -> Option<(usize, Option<Duration>)> {
+    let prefix = format!("{}-", cache_prefix(rules));
+    let mut found: Vec<(usize, Option<Duration>)> = std::fs::read_dir(cache_dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let rest = name.strip_prefix(&prefix)?.strip_suffix(".json")?;
+            let mut parts = rest.split('-');
+            let n: usize = parts.next()?.parse().ok()?;
+            (parts.next()? == JUDGE_SEED.to_string()).then_some(())?;
+            let limit = match parts.next() {
+                None => None,
+                Some(t) => Some(Duration::from_secs_f64(t.strip_prefix('t')?.parse().ok()?)),
+            };
+            Some((n, limit))
+        })
+        .collect();
+    found.sort_by_key(|f| f.0);
+    found.pop()
+}
+
 /// A fixed, cached set of solved positions.
 pub struct JudgeSet {
     positions: Vec<(Position, Judged)>,
@@ -273,6 +307,14 @@ fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Positi
             })
         }
     }
+}
+
+/// One position from a source drawn at random among the three (mixed, minimax, endgame), as the
+/// judge set draws them: the held-out sets' judge-like draw.
+pub(crate) fn draw_any(rules: &Rules, rng: &mut SmallRng) -> Option<Position> {
+    let sources = [Source::Mixed, Source::Minimax, Source::Endgame];
+    let source = sources[rng.random_range(0..3)];
+    draw_one(rules, source, rng).map(|(p, _)| p)
 }
 
 /// Under the pie rule, every decision of the opening with its ply: the opener's positions in its
@@ -357,11 +399,7 @@ impl JudgeSet {
     ) -> anyhow::Result<JudgeSet> {
         let spec = rules.spec();
         let timed = limit.map_or(String::new(), |l| format!("-t{}", l.as_secs_f64()));
-        let name = format!(
-            "judge2-{}x{}-{:?}-{:?}-{:?}-pie{}-{n}-{seed}{timed}.json",
-            spec.pits, spec.seeds, spec.capture, spec.leftover, spec.end, spec.pie
-        )
-        .to_lowercase();
+        let name = format!("{}-{n}-{seed}{timed}.json", cache_prefix(rules));
         let path: PathBuf = cache_dir.join(name);
         if let Ok(text) = std::fs::read_to_string(&path)
             && let Ok(f) = serde_json::from_str::<JudgeFile>(&text)
@@ -680,6 +718,17 @@ mod tests {
         );
         assert!(sign_test(40, 50) < 1e-4);
         assert!(sign_test(600, 1200) > 0.9 && sign_test(500, 1200) < 1e-6);
+    }
+
+    #[test]
+    fn the_committed_sets_settings_are_found_by_their_rules() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/judge");
+        let kalah64 = Rules::kalah64();
+        assert_eq!(cached_settings(&kalah64, &dir), Some((1200, None)));
+        let swedish = crate::rules::Preset::Swedish.rules();
+        let (n, limit) = cached_settings(&swedish, &dir).expect("the Swedish set is committed");
+        assert_eq!((n, limit), (600, Some(Duration::from_secs(10))));
+        assert_eq!(cached_settings(&Rules::new(5, 3).unwrap(), &dir), None);
     }
 
     #[test]

@@ -13,8 +13,9 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
-use super::selfplay::{Replay, Sample, SelfPlayStats, exact_policy};
-use crate::bots::{Bot, Greedy, random_move};
+use super::config::LabelDraw;
+use super::selfplay::{Replay, Sample, SelfPlayStats, exact_lost, exact_policy};
+use crate::bots::{Bot, Greedy, Minimax, random_move};
 use crate::rules::{Position, Rules};
 use crate::solver::{EndgameOracle, ExactMoves, Solver};
 
@@ -26,10 +27,64 @@ pub struct Labeller {
     solver: Option<(Solver, Duration)>,
     /// Temperature of the policy targets ([`exact_policy`]).
     temperature: f32,
+    /// Where positions are drawn.
+    draw: LabelDraw,
+    /// Leave positions with one legal move out.
+    skip_forced: bool,
+}
+
+/// Plies after the database is entered that [`LabelDraw::Judge`] keeps (the judge set's
+/// endgames are drawn 0 to 6 plies in).
+const JUDGE_PLIES: u32 = 6;
+
+/// Depth of the minimax games of [`LabelDraw::Judge`] (the judge set's are `minimax:4`; depth 2
+/// keeps a labelled position to a fraction of a millisecond).
+const JUDGE_MINIMAX_DEPTH: u32 = 2;
+
+/// The positions of one game as [`LabelDraw::Judge`] draws them: a game of random and greedy moves
+/// mixed (two in three) or of minimax after 2 to 6 random moves, every position from the first
+/// with at most `db_seeds` seeds on the board to [`JUDGE_PLIES`] plies later, not over, with two
+/// legal moves at least.
+pub(crate) fn judge_like_game(rules: &Rules, rng: &mut SmallRng, db_seeds: u32) -> Vec<Position> {
+    let mut pos = Position::start(rules);
+    let minimax = rng.random_range(0..3) == 0;
+    let (random_plies, greedy) = if minimax {
+        (rng.random_range(2..=6), 0.0)
+    } else {
+        (0, rng.random::<f64>())
+    };
+    let mut bot = Minimax::new(JUDGE_MINIMAX_DEPTH);
+    let (mut ply, mut entered) = (0u32, None);
+    let mut out = Vec::new();
+    while !pos.is_over() {
+        if entered.is_none() && pos.board_seeds() <= db_seeds {
+            entered = Some(ply);
+        }
+        if let Some(k) = entered {
+            if ply > k + JUDGE_PLIES {
+                break;
+            }
+            if pos.legal_moves().len() >= 2 {
+                out.push(pos);
+            }
+        }
+        let mv = if ply < random_plies {
+            random_move(&pos, rng)
+        } else if minimax {
+            bot.choose(&pos, rng)
+        } else if rng.random::<f64>() < greedy {
+            Greedy.choose(&pos, rng)
+        } else {
+            random_move(&pos, rng)
+        };
+        pos.play(mv).expect("bots play legal moves");
+        ply += 1;
+    }
+    out
 }
 
 /// A position `plies` random-and-greedy moves into a game (fewer if it ends), not over.
-fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<Position> {
+pub(crate) fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<Position> {
     let mut pos = Position::start(rules);
     let target = rng.random_range(0..max_plies);
     let greedy: f64 = rng.random();
@@ -58,6 +113,7 @@ fn sample(pos: Position, exact: &ExactMoves, total: u32, temperature: f32) -> Sa
         value: exact.value.signum() as f32,
         margin: exact.value as f32 / total.max(1) as f32,
         exact: true,
+        lost: exact_lost(exact, pos.rules().pits()),
     }
 }
 
@@ -65,19 +121,65 @@ impl Labeller {
     /// A labeller with `oracle`; with `solver`, positions outside the database are solved within
     /// the time limit, else only positions the database covers are drawn. Policy targets at
     /// `temperature` (0: uniform over the optimal moves; above 0, every move weighed by its
-    /// exact value).
+    /// exact value). Positions are drawn as `draw` says, those with one legal move left out with
+    /// `skip_forced`.
     pub fn new(
         rules: &Rules,
         oracle: Arc<EndgameOracle>,
         solver: Option<(Solver, Duration)>,
         temperature: f32,
+        (draw, skip_forced): (LabelDraw, bool),
     ) -> Labeller {
         Labeller {
             rules: *rules,
             oracle,
             solver,
             temperature,
+            draw,
+            skip_forced,
         }
+    }
+
+    /// One labelled position of a random and greedy game stopped at a uniform ply (after up to 64
+    /// tries), if one was found.
+    fn draw_games(&self, rng: &mut SmallRng, max_plies: u32, total: u32) -> Option<Sample> {
+        for _ in 0..64 {
+            let Some(pos) = draw(&self.rules, rng, max_plies) else {
+                continue;
+            };
+            if self.skip_forced && pos.legal_moves().len() < 2 {
+                continue;
+            }
+            if let Some(e) = self.oracle.moves(&pos) {
+                return Some(sample(pos, &e, total, self.temperature));
+            }
+            if let Some((solver, limit)) = &self.solver {
+                let a = solver.analyse_within(&pos, Some(*limit), None);
+                if a.complete() {
+                    let exact = ExactMoves {
+                        value: a.value().expect("a complete analysis has a value"),
+                        moves: a
+                            .moves
+                            .iter()
+                            .filter_map(|m| m.value().map(|v| (m.mv, v)))
+                            .collect(),
+                    };
+                    return Some(sample(pos, &exact, total, self.temperature));
+                }
+            }
+        }
+        None
+    }
+
+    /// The labelled positions of one game drawn as [`LabelDraw::Judge`] says.
+    fn draw_judge_like(&self, rng: &mut SmallRng, total: u32) -> Vec<Sample> {
+        judge_like_game(&self.rules, rng, self.oracle.max_seeds())
+            .into_iter()
+            .filter_map(|pos| {
+                let e = self.oracle.moves(&pos)?;
+                Some(sample(pos, &e, total, self.temperature))
+            })
+            .collect()
     }
 
     /// Draws and labels `n` positions into `replay` (or fewer if `stop` is set).
@@ -91,42 +193,43 @@ impl Labeller {
         let mut stats = SelfPlayStats::default();
         let total = self.rules.total_seeds();
         let max_plies = 4 * total / self.rules.pits().max(1) as u32 + 8;
-        let mut round = 0u64;
+        let (mut round, mut empty_rounds) = (0u64, 0);
         while (stats.positions as usize) < n && !stop.load(Ordering::Relaxed) {
             round += 1;
             let want = (n - stats.positions as usize).min(1024);
-            let drawn: Vec<Option<Sample>> = (0..want)
+            // A judge-like game gives several positions.
+            let tasks = match self.draw {
+                LabelDraw::Games => want,
+                LabelDraw::Judge => want.div_ceil(4),
+            };
+            let drawn: Vec<Vec<Sample>> = (0..tasks)
                 .into_par_iter()
                 .map(|k| {
                     let mut rng = SmallRng::seed_from_u64(
                         seed ^ round.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64) << 32,
                     );
-                    for _ in 0..64 {
-                        let Some(pos) = draw(&self.rules, &mut rng, max_plies) else {
-                            continue;
-                        };
-                        if let Some(e) = self.oracle.moves(&pos) {
-                            return Some(sample(pos, &e, total, self.temperature));
-                        }
-                        if let Some((solver, limit)) = &self.solver {
-                            let a = solver.analyse_within(&pos, Some(*limit), None);
-                            if a.complete() {
-                                let exact = ExactMoves {
-                                    value: a.value().expect("a complete analysis has a value"),
-                                    moves: a
-                                        .moves
-                                        .iter()
-                                        .filter_map(|m| m.value().map(|v| (m.mv, v)))
-                                        .collect(),
-                                };
-                                return Some(sample(pos, &exact, total, self.temperature));
-                            }
-                        }
+                    match self.draw {
+                        LabelDraw::Games => self
+                            .draw_games(&mut rng, max_plies, total)
+                            .into_iter()
+                            .collect(),
+                        LabelDraw::Judge => self.draw_judge_like(&mut rng, total),
                     }
-                    None
                 })
                 .collect();
-            for s in drawn.into_iter().flatten() {
+            if drawn.iter().all(Vec::is_empty) {
+                empty_rounds += 1;
+                if empty_rounds == 64 {
+                    break; // nothing to draw under these rules and database
+                }
+                continue;
+            }
+            empty_rounds = 0;
+            for s in drawn
+                .into_iter()
+                .flatten()
+                .take(n - stats.positions as usize)
+            {
                 stats.positions += 1;
                 stats.exact_positions += 1;
                 replay.push(s);
@@ -145,7 +248,13 @@ mod tests {
         let rules = Rules::new(4, 3).unwrap();
         let build =
             || EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let l = Labeller::new(&rules, Arc::new(build()), None, 0.0);
+        let l = Labeller::new(
+            &rules,
+            Arc::new(build()),
+            None,
+            0.0,
+            (LabelDraw::Games, false),
+        );
         let check = build();
         let mut replay = Replay::new(1000);
         let st = l.generate(300, &mut replay, 4, &AtomicBool::new(false));
@@ -157,5 +266,38 @@ mod tests {
             assert_eq!(s.margin * rules.total_seeds() as f32, e.value as f32);
             assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         }
+    }
+
+    /// Judge-like draws are inside the database with a choice to make, and every legal move's
+    /// seeds lost is the database's: 0 exactly for the optimal moves.
+    #[test]
+    fn judge_like_draws_carry_every_moves_exact_loss() {
+        let rules = Rules::new(4, 3).unwrap();
+        let build =
+            || EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
+        let l = Labeller::new(
+            &rules,
+            Arc::new(build()),
+            None,
+            0.0,
+            (LabelDraw::Judge, true),
+        );
+        let check = build();
+        let mut replay = Replay::new(1000);
+        let st = l.generate(400, &mut replay, 7, &AtomicBool::new(false));
+        assert_eq!(st.positions, 400);
+        let pits = rules.pits();
+        let mut ties = 0;
+        for s in replay.iter() {
+            assert!(s.pos.board_seeds() <= 12 && s.pos.legal_moves().len() >= 2);
+            let e = check.moves(&s.pos).expect("inside the database");
+            for &(mv, v) in &e.moves {
+                assert_eq!(s.lost[mv.action(pits)], (e.value - v) as f32);
+            }
+            let known = s.lost.iter().filter(|x| x.is_finite()).count();
+            assert_eq!(known, e.moves.len(), "illegal actions are unknown");
+            ties += (e.best().count() > 1) as usize;
+        }
+        assert!(ties > 0, "some positions have tied optimal moves");
     }
 }

@@ -11,6 +11,7 @@
 pub mod checkpoint;
 pub mod config;
 pub mod eval;
+pub mod heldout;
 pub mod judge;
 pub mod labelled;
 pub mod selfplay;
@@ -28,7 +29,7 @@ use burn::tensor::activation::log_softmax;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::nn::{Net, NetEvaluator};
+use crate::nn::{Net, NetConfig, NetEvaluator};
 use crate::rules::Rules;
 pub use checkpoint::{Evaluation, Meta};
 pub use config::TrainConfig;
@@ -65,6 +66,8 @@ struct Losses {
     value: f64,
     margin: f64,
     entropy: f64,
+    /// The move head's loss (0 without one).
+    moves: f64,
 }
 
 /// A training run in progress.
@@ -90,6 +93,10 @@ pub struct Trainer {
     judge_build: Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>>,
     /// The evaluation opponents, prepared once (a network or solver among them loaded at start).
     opponents: Vec<crate::bots::Player>,
+    /// The held-out sets, once built (`eval.heldout_positions`).
+    heldout: Vec<heldout::HeldoutSet>,
+    /// The held-out sets being loaded or built on a thread of their own.
+    heldout_build: Option<std::thread::JoinHandle<anyhow::Result<Vec<heldout::HeldoutSet>>>>,
 }
 
 impl Trainer {
@@ -106,10 +113,13 @@ impl Trainer {
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
         let judge_build = spawn_judge(&cfg, &rules);
-        let (oracle, labeller) = data_sources(&cfg, &rules)?;
+        let (oracle, labeller, db) = data_sources(&cfg, &rules)?;
+        let heldout_build = spawn_heldout(&cfg, &rules, db);
         let opponents = cfg.opponents()?;
         let mut trainer = Trainer {
             opponents,
+            heldout: Vec::new(),
+            heldout_build,
             labeller,
             selfplay: SelfPlay::new(
                 &rules,
@@ -266,7 +276,9 @@ impl Trainer {
     /// database positions with `exact_share`), or exact labels alone; the statistics and the
     /// network evaluations made.
     fn generate(&mut self, seed: u64, stop: &AtomicBool) -> (SelfPlayStats, u64) {
-        let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
+        // Self-play's search reads the policy head alone: its targets train that head, and a
+        // move head still learning would only add noise to the priors.
+        let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone()).with_moves_mix(0.0);
         let n = self.cfg.selfplay.positions_per_iteration;
         let exact_only = self.cfg.selfplay.labels == config::Labels::Exact;
         let mut st = match (&self.labeller, exact_only) {
@@ -310,6 +322,7 @@ impl Trainer {
             losses.value += l.value;
             losses.margin += l.margin;
             losses.entropy += l.entropy;
+            losses.moves += l.moves;
             steps += 1;
             self.meta.step += 1;
         }
@@ -360,6 +373,7 @@ impl Trainer {
             log.scalar("loss/value", losses.value / n, step);
             log.scalar("loss/margin", losses.margin / n, step);
             log.scalar("policy/entropy", losses.entropy / n, step);
+            log.scalar("loss/moves", losses.moves / n, step);
             log.scalar("optim/lr", lr_now, step);
         }
         let mut msg = format!(
@@ -372,6 +386,9 @@ impl Trainer {
             losses.margin / n,
             100.0 * share(st.exact_positions, st.positions)
         );
+        if self.cfg.optim.moves_weight > 0.0 {
+            msg.push_str(&format!("  moves {:.3}", losses.moves / n));
+        }
         if st.games > 0 {
             msg.push_str(&format!(
                 "  1st wins {:.0}%",
@@ -398,6 +415,20 @@ impl Trainer {
             self.log
                 .scalar(&format!("eval/{}/win_rate", pair[0].opponent), w / g, step);
             msg.push_str(&format!("  vs {} {:.0}%", pair[0].opponent, 100.0 * w / g));
+        }
+        for h in &e.heldout {
+            let tag = format!("eval/heldout_{}", h.set);
+            let log = &mut self.log;
+            log.scalar(&format!("{tag}/optimal_rate"), h.optimal_rate, step);
+            log.scalar(&format!("{tag}/kl"), h.kl, step);
+            log.scalar(&format!("{tag}/set_loss"), h.set_loss, step);
+            log.scalar(&format!("{tag}/mean_loss"), h.mean_loss, step);
+            for b in &h.bands {
+                let band = format!("{tag}/seeds_{}_{}", b.min_seeds, b.max_seeds);
+                log.scalar(&format!("{band}/optimal_rate"), b.optimal_rate, step);
+                log.scalar(&format!("{band}/kl"), b.kl, step);
+            }
+            msg.push_str(&format!("  {}", heldout::summary(h)));
         }
         if let Some(j) = &e.solver {
             let log = &mut self.log;
@@ -459,11 +490,23 @@ impl Trainer {
             self.judge = Some(set);
         }
         let solver = self.judge.as_ref().map(|j| j.score(&mut ev));
+        if self
+            .heldout_build
+            .as_ref()
+            .is_some_and(|h| h.is_finished() || last)
+        {
+            let h = self.heldout_build.take().expect("checked above");
+            self.heldout = h
+                .join()
+                .map_err(|_| anyhow::anyhow!("the held-out set builder panicked"))??;
+        }
+        let heldout = heldout::score_all(&self.heldout, &mut ev, self.rules.pits() + 1);
         Ok(Evaluation {
             iteration: self.meta.iteration,
             seconds: self.meta.seconds,
             games,
             solver,
+            heldout,
         })
     }
 
@@ -472,38 +515,48 @@ impl Trainer {
         let a = pits + 1;
         let b = batch.len();
         let d = &self.train_device;
+        let o = self.cfg.optim.clone();
         let positions: Vec<_> = batch.iter().map(|s| s.pos).collect();
         let x = self.model.input().batch(&positions, d);
-        let mut target = Vec::with_capacity(b * a);
-        let mut mask = Vec::with_capacity(b * a);
-        for s in batch {
-            target.extend_from_slice(&s.policy[..a]);
-            let legal = s.pos.legal_moves();
-            for i in 0..a {
-                let ok = legal.contains(crate::rules::Move::from_action(i, pits));
-                mask.push(if ok { 0.0f32 } else { -1e9 });
-            }
-        }
-        let target = Tensor::<2>::from_data(TensorData::new(target, [b, a]), d);
-        let mask = Tensor::<2>::from_data(TensorData::new(mask, [b, a]), d);
-        let z = Tensor::<2>::from_data(
-            TensorData::new(batch.iter().map(|s| s.value).collect::<Vec<f32>>(), [b, 1]),
-            d,
-        );
-        let mz = Tensor::<2>::from_data(
-            TensorData::new(batch.iter().map(|s| s.margin).collect::<Vec<f32>>(), [b, 1]),
-            d,
-        );
+        let t = Targets::of(batch, a, &o);
+        let tensor =
+            |v: Vec<f32>, cols: usize| Tensor::<2>::from_data(TensorData::new(v, [b, cols]), d);
+        let target = tensor(t.policy, a);
+        let mask = tensor(t.mask, a);
+        let z = tensor(batch.iter().map(|s| s.value).collect(), 1);
+        let mz = tensor(batch.iter().map(|s| s.margin).collect(), 1);
 
         let out = self.model.forward(x);
         let logp = log_softmax(out.logits + mask, 1);
-        let policy_loss = (target * logp.clone()).sum_dim(1).mean().neg();
+        let cross = (target * logp.clone()).sum_dim(1).neg();
+        let policy_rows = match o.policy_loss {
+            config::PolicyLoss::CrossEntropy => cross,
+            config::PolicyLoss::Set => {
+                // -log of the optimal moves' total probability on labelled rows.
+                let set = tensor(t.set_mask, a);
+                let x = logp.clone() + set;
+                let top = x.clone().max_dim(1);
+                let lse = top.clone() + (x - top).exp().sum_dim(1).log();
+                let exact = tensor(t.exact, 1);
+                lse.neg() * exact.clone() + cross * exact.neg().add_scalar(1.0)
+            }
+        };
+        let policy_loss = policy_rows.mean();
         let value_loss = (out.value - z).powi_scalar(2).mean();
         let margin_loss = (out.margin - mz).powi_scalar(2).mean();
-        let o = &self.cfg.optim;
-        let loss = policy_loss.clone()
+        let mut loss = policy_loss.clone()
             + value_loss.clone().mul_scalar(o.value_weight)
             + margin_loss.clone().mul_scalar(o.margin_weight);
+        let mut moves_loss = None;
+        if let (Some(pred), true) = (out.lost, o.moves_weight > 0.0) {
+            let w = tensor(t.lost_weight, a);
+            let diff = (pred - tensor(t.lost, a)).abs();
+            let c = diff.clone().clamp_max(1.0);
+            let huber = c.clone().powi_scalar(2).mul_scalar(0.5) + (diff - c);
+            let l = (huber * w).sum().div_scalar(t.lost_count.max(1) as f32);
+            loss = loss + l.clone().mul_scalar(o.moves_weight);
+            moves_loss = Some(l);
+        }
         let entropy = (logp.clone().exp() * logp).sum_dim(1).mean().neg();
 
         let grads = GradientsParams::from_grads(loss.backward(), &self.model);
@@ -514,7 +567,59 @@ impl Trainer {
             value: scalar(value_loss.inner()),
             margin: scalar(margin_loss.inner()),
             entropy: scalar(entropy.inner()),
+            moves: moves_loss.map_or(0.0, |l| scalar(l.inner())),
         }
+    }
+}
+
+/// A batch's targets as flat rows for the training step.
+struct Targets {
+    /// The policy targets, `[b, a]`.
+    policy: Vec<f32>,
+    /// 0 for legal actions, -1e9 for illegal ones.
+    mask: Vec<f32>,
+    /// 0 for optimal actions of labelled rows (all actions of the others), -1e9 elsewhere.
+    set_mask: Vec<f32>,
+    /// 1 for labelled rows, 0 for searched ones, `[b, 1]`.
+    exact: Vec<f32>,
+    /// Seeds lost per action (0 where unknown) and whether it is known.
+    lost: Vec<f32>,
+    lost_weight: Vec<f32>,
+    /// Actions with a known seeds-lost target.
+    lost_count: usize,
+}
+
+impl Targets {
+    fn of(batch: &[Sample], a: usize, o: &config::OptimConfig) -> Targets {
+        let n = batch.len() * a;
+        let mut t = Targets {
+            policy: Vec::with_capacity(n),
+            mask: Vec::with_capacity(n),
+            set_mask: Vec::with_capacity(n),
+            exact: Vec::with_capacity(batch.len()),
+            lost: Vec::with_capacity(n),
+            lost_weight: Vec::with_capacity(n),
+            lost_count: 0,
+        };
+        let pits = a - 1;
+        for s in batch {
+            t.policy.extend_from_slice(&s.policy[..a]);
+            t.exact.push(s.exact as u8 as f32);
+            let legal = s.pos.legal_moves();
+            let use_lost = s.exact || o.moves_from_search;
+            for i in 0..a {
+                let ok = legal.contains(crate::rules::Move::from_action(i, pits));
+                t.mask.push(if ok { 0.0 } else { -1e9 });
+                let optimal = ok && s.lost[i] == 0.0;
+                t.set_mask
+                    .push(if !s.exact || optimal { 0.0 } else { -1e9 });
+                let known = ok && use_lost && s.lost[i].is_finite();
+                t.lost.push(if known { s.lost[i] } else { 0.0 });
+                t.lost_weight.push(known as u8 as f32);
+                t.lost_count += known as usize;
+            }
+        }
+        t
     }
 }
 
@@ -619,7 +724,12 @@ fn init_net(
 ) -> anyhow::Result<Net> {
     let dir = crate::nn::model::folder(path).context("run.init")?;
     let card = crate::nn::model::load_card(&dir).context("run.init")?;
-    if card.network != cfg.network {
+    // A network without a move head starts one with a fresh head.
+    let without_moves = NetConfig {
+        moves: card.network.moves,
+        ..cfg.network
+    };
+    if card.network != without_moves {
         bail!(
             "run.init: {} is a network of {:?}, the config asks for {:?}",
             dir.display(),
@@ -635,13 +745,18 @@ fn init_net(
             rules.pits()
         );
     }
-    crate::nn::model::load_weights(
+    let net = crate::nn::model::load_weights(
         &dir,
         &card.model_file,
         &card.network,
         &card.rules,
         train_device,
-    )
+    )?;
+    Ok(if cfg.network.moves {
+        net.with_moves(&cfg.network, rules.pits(), train_device)
+    } else {
+        net
+    })
 }
 
 /// Loads or solves the judge set on a thread of its own (with a pool of one thread, so that the
@@ -661,18 +776,43 @@ fn spawn_judge(
     })
 }
 
-/// The endgame oracle self-play consults, and the labeller of exact positions (with
-/// `selfplay.labels = "exact"` or `exact_share`), as the config asks.
+/// Loads or builds the held-out sets on a thread of its own (a pool of one thread), if the config
+/// asks for them; cached in the solver's cache folder.
+fn spawn_heldout(
+    cfg: &TrainConfig,
+    rules: &Rules,
+    db: Option<std::sync::Arc<crate::solver::EndgameOracle>>,
+) -> Option<std::thread::JoinHandle<anyhow::Result<Vec<heldout::HeldoutSet>>>> {
+    let (n, rules, db) = (cfg.eval.heldout_positions, *rules, db?);
+    let dir = crate::solver::default_cache_dir()?;
+    (n > 0).then(|| {
+        std::thread::spawn(move || {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+            pool.install(|| {
+                heldout::HeldoutKind::ALL
+                    .iter()
+                    .map(|&k| heldout::HeldoutSet::load_or_build(&rules, k, n, &db, &dir))
+                    .collect()
+            })
+        })
+    })
+}
+
+/// The endgame database of a run, if it has one: what self-play consults (none with
+/// `labels = "exact"`), the labeller of exact positions (with `labels = "exact"` or
+/// `exact_share`), and the database itself (for the held-out sets).
+#[allow(clippy::type_complexity)]
 fn data_sources(
     cfg: &TrainConfig,
     rules: &Rules,
 ) -> anyhow::Result<(
     Option<std::sync::Arc<crate::solver::EndgameOracle>>,
     Option<labelled::Labeller>,
+    Option<std::sync::Arc<crate::solver::EndgameOracle>>,
 )> {
     let p = &cfg.selfplay;
     if p.endgame_db_seeds == 0 {
-        return Ok((None, None));
+        return Ok((None, None, None));
     }
     let cache = crate::solver::default_cache_dir();
     let (oracle, _) = crate::solver::EndgameOracle::load_or_build(
@@ -684,7 +824,7 @@ fn data_sources(
     let oracle = std::sync::Arc::new(oracle);
     let exact = p.labels == config::Labels::Exact;
     if !exact && p.exact_share == 0.0 {
-        return Ok((Some(oracle), None));
+        return Ok((Some(oracle.clone()), None, Some(oracle)));
     }
     let solver = if exact && p.label_time_limit > 0.0 {
         let s = crate::solver::Solver::new(rules, &crate::solver::SolverConfig::default())?;
@@ -692,6 +832,16 @@ fn data_sources(
     } else {
         None
     };
-    let labeller = labelled::Labeller::new(rules, oracle.clone(), solver, p.exact_temperature);
-    Ok(((!exact).then_some(oracle), Some(labeller)))
+    let labeller = labelled::Labeller::new(
+        rules,
+        oracle.clone(),
+        solver,
+        p.exact_temperature,
+        (p.label_draw, p.label_skip_forced),
+    );
+    Ok((
+        (!exact).then(|| oracle.clone()),
+        Some(labeller),
+        Some(oracle),
+    ))
 }

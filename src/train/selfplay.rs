@@ -54,7 +54,14 @@ pub struct Sample {
     pub margin: f32,
     /// The targets are exact (the oracle covers the position).
     pub exact: bool,
+    /// Seeds each action gives away against the best move (0 for an optimal one): exact for
+    /// labelled and database positions, the search's Q gaps for searched ones (visited actions
+    /// only); `NaN` where unknown (illegal actions, unvisited ones).
+    pub lost: [f32; MAX_ACTIONS],
 }
+
+/// No action's seeds lost known.
+pub const NO_LOST: [f32; MAX_ACTIONS] = [f32::NAN; MAX_ACTIONS];
 
 /// The most recent samples, sampled uniformly.
 pub struct Replay {
@@ -110,12 +117,14 @@ impl Replay {
             w.f32(s.value);
             w.f32(s.margin);
             w.u8(s.exact as u8);
+            w.policy(&s.lost);
         }
     }
 
     /// Reads samples saved by [`Replay::save`] (the oldest dropped past the capacity).
     pub fn load(&mut self, r: &mut Reader) -> anyhow::Result<()> {
-        let n = r.count(34 + 4 * MAX_ACTIONS + 9)?;
+        let lost = r.version() >= 2;
+        let n = r.count(34 + 4 * MAX_ACTIONS * (1 + lost as usize) + 9)?;
         self.samples.clear();
         for _ in 0..n {
             let s = Sample {
@@ -124,6 +133,7 @@ impl Replay {
                 value: r.f32()?,
                 margin: r.f32()?,
                 exact: r.u8()? != 0,
+                lost: if lost { r.policy()? } else { NO_LOST },
             };
             self.push(s);
         }
@@ -144,6 +154,8 @@ struct Pending {
     exact: Option<i32>,
     /// The move played was not the search's best (Gumbel noise chose it).
     exploratory: bool,
+    /// Seeds each action gives away (see [`Sample::lost`]).
+    lost: [f32; MAX_ACTIONS],
 }
 
 /// Totals of one call to [`SelfPlay::generate`].
@@ -219,6 +231,7 @@ impl SelfPlay {
                 w.u8(h.exact.is_some() as u8);
                 w.i32(h.exact.unwrap_or(0));
                 w.u8(h.exploratory as u8);
+                w.policy(&h.lost);
             }
         }
     }
@@ -239,7 +252,8 @@ impl SelfPlay {
             let len = r.u32()?;
             games.push((pos, swapped, len));
             self.opening_left[i] = r.u32()?;
-            let k = r.count(34 + 1 + 4 * MAX_ACTIONS + 10)?;
+            let with_lost = r.version() >= 2;
+            let k = r.count(34 + 1 + 4 * MAX_ACTIONS * (1 + with_lost as usize) + 10)?;
             let mut h = Vec::with_capacity(k);
             for _ in 0..k {
                 let pos = r.pos()?;
@@ -255,6 +269,7 @@ impl SelfPlay {
                     search_value,
                     exact: has.then_some(v),
                     exploratory: r.u8()? != 0,
+                    lost: if with_lost { r.policy()? } else { NO_LOST },
                 });
             }
             self.history[i] = h;
@@ -321,6 +336,7 @@ impl SelfPlay {
                     search_value: r.value,
                     exact: None,
                     exploratory,
+                    lost: search_lost(&r.q, search.margin_weight, self.rules.total_seeds()),
                 });
                 stats.positions += 1;
                 actions[i] = r.action as u32;
@@ -358,6 +374,7 @@ impl SelfPlay {
             search_value: 0.0,
             exact: Some(exact.value),
             exploratory: false,
+            lost: exact_lost(&exact, self.rules.pits()),
         });
         stats.positions += 1;
         stats.exact_positions += 1;
@@ -393,6 +410,36 @@ impl SelfPlay {
             self.opening_left[i] = rng.random_range(0..=self.opening_moves);
         }
     }
+}
+
+/// Seeds each legal action gives away against the best move, from every move's exact value
+/// (`NaN` for illegal actions).
+pub(super) fn exact_lost(exact: &ExactMoves, pits: usize) -> [f32; MAX_ACTIONS] {
+    let mut lost = NO_LOST;
+    for &(mv, v) in &exact.moves {
+        lost[mv.action(pits)] = (exact.value - v) as f32;
+    }
+    lost
+}
+
+/// Seeds each visited root action gives away against the best visited one, by the search's mean
+/// utilities `q` — only when the utility is the margin alone (`margin_weight` 1), else unknown.
+fn search_lost(q: &[Option<f32>], margin_weight: f32, total: u32) -> [f32; MAX_ACTIONS] {
+    let mut lost = NO_LOST;
+    if margin_weight != 1.0 {
+        return lost;
+    }
+    let best = q
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f32::NEG_INFINITY, f32::max);
+    for (l, qa) in lost.iter_mut().zip(q) {
+        if let Some(qa) = qa {
+            *l = (best - qa) * total as f32;
+        }
+    }
+    lost
 }
 
 /// The policy target of a position with exactly known move values: uniform over the optimal moves.
@@ -499,6 +546,7 @@ fn finish(
             value,
             margin,
             exact: h.exact.is_some(),
+            lost: h.lost,
         });
     }
     for s in out.into_iter().rev() {
@@ -526,6 +574,8 @@ mod tests {
             label_time_limit: 0.0,
             exact_share: 0.0,
             exact_temperature: 0.0,
+            label_draw: Default::default(),
+            label_skip_forced: false,
         }
     }
 
@@ -638,6 +688,7 @@ mod tests {
             search_value,
             exact,
             exploratory,
+            lost: NO_LOST,
         };
         // Player 0 moves, player 1 explores (search said +0.25 * 48 = +12 for player 1), player
         // 0 moves, then an exact position for player 1 (-4), and the game ends +10 for player 0.

@@ -3,7 +3,7 @@
 //! positions and what each has recorded). Every random stream of a run is drawn from the run's
 //! seed and the iteration, so nothing else needs saving.
 //!
-//! # Format (version 1, little-endian)
+//! # Format (version 2, little-endian; version 1, without the seeds lost per action, is read too)
 //! `KALAHAST`, version `u32`, then the replay buffer (count `u64`, then each sample) and the
 //! self-play games (count `u64`, then each game), then a checksum `u64` of everything before it
 //! ([`crate::solver::endgame::checksum`]). A position is [`Position::to_bytes`]'s 34 bytes,
@@ -16,7 +16,9 @@ use crate::search::MAX_ACTIONS;
 use crate::solver::endgame::checksum;
 
 const MAGIC: &[u8; 8] = b"KALAHAST";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// The oldest version still read (version 1 kept no seeds lost per action).
+const OLDEST: u32 = 1;
 
 /// Appends little-endian values to a byte buffer.
 #[derive(Default)]
@@ -84,6 +86,7 @@ pub struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
     rules: Rules,
+    version: u32,
 }
 
 impl<'a> Reader<'a> {
@@ -102,10 +105,20 @@ impl<'a> Reader<'a> {
             bytes: body,
             at: 8,
             rules: *rules,
+            version: 0,
         };
         let v = r.u32()?;
-        ensure!(v == VERSION, "run state version {v}, expected {VERSION}");
+        ensure!(
+            (OLDEST..=VERSION).contains(&v),
+            "run state version {v}, expected {OLDEST} to {VERSION}"
+        );
+        r.version = v;
         Ok(r)
+    }
+
+    /// The format version of the state being read.
+    pub fn version(&self) -> u32 {
+        self.version
     }
 
     fn take(&mut self, n: usize) -> anyhow::Result<&'a [u8]> {
