@@ -177,7 +177,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             .with_context(|| format!("cannot write the misses to {}", file.display()))?;
     }
     let against = other.as_ref().map(|(o, other)| {
-        let theirs = choices(&set, &other, a.simulations, a.moves_mix);
+        let theirs = choices(&set, other, a.simulations, a.moves_mix);
         (
             o.clone(),
             set.score_picks(&theirs),

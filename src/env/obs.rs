@@ -29,6 +29,19 @@ pub const fn count_bins(pits: usize) -> usize {
     2 * pits + 2
 }
 
+/// Bins of the one-hot seed counts of [`encode_onehot_wide`]: counts `0..=4m + 1` (a pit that
+/// sows twice round the board) and one bin for more, `4m + 3`. For Kalah(6,4) every count a pit
+/// holds in the endgame database (up to 18) has a bin of its own, 13 (a lap back to an empty pit)
+/// apart from 14.
+pub const fn wide_count_bins(pits: usize) -> usize {
+    4 * pits + 3
+}
+
+/// Length of [`encode_onehot_wide`]'s output for `pits` pits per side.
+pub const fn onehot_wide_dim(pits: usize) -> usize {
+    obs_dim(pits) + 2 * pits * wide_count_bins(pits)
+}
+
 /// Length of [`encode_onehot`]'s output for `pits` pits per side: the observation, then each pit's
 /// count one-hot, `obs_dim + 2m * count_bins`.
 pub const fn onehot_dim(pits: usize) -> usize {
@@ -86,6 +99,20 @@ pub fn encode_onehot(pos: &Position, out: &mut [f32]) {
     bins.fill(0.0);
     let me = pos.to_move();
     let nb = count_bins(m);
+    for (j, &c) in pos.row(me).iter().chain(pos.row(me.other())).enumerate() {
+        bins[j * nb + (c as usize).min(nb - 1)] = 1.0;
+    }
+}
+
+/// [`encode_onehot`] with [`wide_count_bins`] bins a pit (length [`onehot_wide_dim`]).
+pub fn encode_onehot_wide(pos: &Position, out: &mut [f32]) {
+    let m = pos.rules().pits();
+    assert_eq!(out.len(), onehot_wide_dim(m), "observation buffer length");
+    let (base, bins) = out.split_at_mut(obs_dim(m));
+    encode(pos, base);
+    bins.fill(0.0);
+    let me = pos.to_move();
+    let nb = wide_count_bins(m);
     for (j, &c) in pos.row(me).iter().chain(pos.row(me.other())).enumerate() {
         bins[j * nb + (c as usize).min(nb - 1)] = 1.0;
     }
@@ -174,6 +201,33 @@ mod tests {
             .enumerate()
         {
             let row = &bins[j * 14..(j + 1) * 14];
+            assert_eq!(row.iter().sum::<f32>(), 1.0);
+            assert_eq!(row[want], 1.0, "pit {j}");
+        }
+    }
+
+    #[test]
+    fn wide_onehot_tells_thirteen_from_sixteen() {
+        let rules = Rules::kalah64();
+        let pos: Position = "0,0,0,0,2,16,7/8,0,0,0,0,13,2 n"
+            .parse::<Setup>()
+            .unwrap()
+            .position(&rules)
+            .unwrap();
+        let mut o = vec![0.0; onehot_wide_dim(6)];
+        encode_onehot_wide(&pos, &mut o);
+        let mut narrow = vec![0.0; onehot_dim(6)];
+        encode_onehot(&pos, &mut narrow);
+        assert_eq!(&o[..16], &narrow[..16]);
+        let nb = wide_count_bins(6);
+        assert_eq!(nb, 27);
+        let bins = &o[16..];
+        // North to move: its own row first (8, 0, 0, 0, 0, 13), then South's.
+        for (j, want) in [8, 0, 0, 0, 0, 13, 0, 0, 0, 0, 2, 16]
+            .into_iter()
+            .enumerate()
+        {
+            let row = &bins[j * nb..(j + 1) * nb];
             assert_eq!(row.iter().sum::<f32>(), 1.0);
             assert_eq!(row[want], 1.0, "pit {j}");
         }

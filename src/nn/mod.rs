@@ -52,6 +52,10 @@ pub enum Input {
     Onehot,
     /// `onehot` and what each move does at once, [`obs::encode_lookahead`].
     Lookahead,
+    /// The environment's observation and one-hot pit counts with a bin for every count up to
+    /// two laps of the board, [`obs::encode_onehot_wide`].
+    #[serde(rename = "onehot_wide")]
+    OnehotWide,
 }
 
 impl Input {
@@ -62,6 +66,7 @@ impl Input {
             Input::Counts => obs::obs_dim(pits),
             Input::Onehot => obs::onehot_dim(pits),
             Input::Lookahead => obs::lookahead_dim(pits),
+            Input::OnehotWide => obs::onehot_wide_dim(pits),
         }
     }
 
@@ -73,6 +78,7 @@ impl Input {
             Input::Counts => obs::encode(pos, out),
             Input::Onehot => obs::encode_onehot(pos, out),
             Input::Lookahead => obs::encode_lookahead(pos, out),
+            Input::OnehotWide => obs::encode_onehot_wide(pos, out),
         }
     }
 

@@ -460,7 +460,7 @@ impl TrainConfig {
         check(
             self.network.input != crate::nn::Input::Legacy,
             "network.input",
-            "must be counts, onehot or lookahead (legacy only reads old checkpoints)",
+            "must be counts, onehot, onehot_wide or lookahead (legacy only reads old checkpoints)",
         )?;
         Ok(())
     }
