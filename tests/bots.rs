@@ -1,4 +1,8 @@
 //! Baseline bots: legal under every rule option, stronger than chance, reproducible from a seed.
+//! Network bots: the endgame database their checkpoint was trained with answers every position
+//! it covers, unless `:db=off`.
+
+mod common;
 
 use kalaha::bots::{BotContext, BotSpec, MatchConfig, Player, play_game, run_match};
 use kalaha::rules::{Capture, End, Leftover, Position, Preset, Rules};
@@ -116,4 +120,144 @@ fn ties_are_broken_at_random_so_deterministic_bots_vary_between_games() {
         openings.len() > 1,
         "greedy vs greedy always replays the same game"
     );
+}
+
+/// Kalah(4,3): much of each game lies inside a database of [`SMALL_DB_SEEDS`] seeds, which
+/// builds in milliseconds.
+#[cfg(feature = "train")]
+fn small_rules() -> Rules {
+    Rules::new(4, 3).unwrap()
+}
+
+#[cfg(feature = "train")]
+const SMALL_DB_SEEDS: u32 = 10;
+
+/// A checkpoint for [`small_rules`] in `root`, an untrained network (it errs, so a bot that plays
+/// only optimal moves owes them to its database) whose sidecar records `db` as its self-play's
+/// endgame database.
+#[cfg(feature = "train")]
+fn small_network(root: &std::path::Path, db: u32) -> String {
+    let dir = common::checkpoints::untrained(root, &format!("db{db}"), &small_rules(), db, 5);
+    dir.display().to_string()
+}
+
+/// The database of [`SMALL_DB_SEEDS`] for [`small_rules`], built here (not the bots' copy).
+#[cfg(feature = "train")]
+fn reference() -> kalaha::solver::EndgameOracle {
+    use kalaha::solver::{Endgame, EndgameOracle};
+    let rules = small_rules();
+    EndgameOracle::from_db(&rules, Endgame::build(&rules, SMALL_DB_SEEDS, None))
+}
+
+/// Plays a few games of `south` against random; `visit` sees each position `reference` covers,
+/// with its exact moves. Returns how many it saw.
+#[cfg(feature = "train")]
+fn covered_positions(
+    south: &Player,
+    reference: &kalaha::solver::EndgameOracle,
+    visit: &mut dyn FnMut(&Position, &kalaha::solver::ExactMoves),
+) -> usize {
+    let rules = small_rules();
+    let mut bot = south.build();
+    let mut covered = 0;
+    for game in 0..24 {
+        let mut rng = SmallRng::seed_from_u64(game);
+        let mut pos = Position::start(&rules);
+        while !pos.is_over() {
+            if let Some(exact) = reference.moves(&pos) {
+                visit(&pos, &exact);
+                covered += 1;
+            }
+            let mv = if pos.to_move() == kalaha::rules::Side::South {
+                bot.choose(&pos, &mut rng)
+            } else {
+                kalaha::bots::random_move(&pos, &mut rng)
+            };
+            pos.play(mv).unwrap();
+        }
+    }
+    covered
+}
+
+#[cfg(feature = "train")]
+#[test]
+fn a_network_with_its_database_plays_only_optimal_moves_inside_it() {
+    let rules = small_rules();
+    let root = common::checkpoints::temp_root("db-play");
+    let path = small_network(&root, SMALL_DB_SEEDS);
+    let reference = reference();
+    let mut ctx = BotContext::new();
+    let mut seen = Vec::new();
+    for spec in [format!("policy:{path}:8"), format!("policy:{path}")] {
+        let player = ctx.prepare(&spec.parse().unwrap(), &rules).unwrap();
+        let db = player.endgame_db().expect("a database by default");
+        assert_eq!(db.max_seeds(), SMALL_DB_SEEDS, "the checkpoint's own size");
+        seen.push(std::sync::Arc::clone(db));
+        let mut bot = player.build();
+        let mut rng = SmallRng::seed_from_u64(7);
+        let covered = covered_positions(&player, &reference, &mut |pos, exact| {
+            let mv = bot.choose(pos, &mut rng);
+            assert!(
+                exact.best().any(|b| b == mv),
+                "{spec} plays {mv} at {pos}: {exact:?}"
+            );
+            // `kalaha analyse` shows the same choice, and the exact value.
+            let view = kalaha::bots::view::view(&player, pos, 3);
+            assert!(exact.best().any(|b| b == view.choice), "{spec} at {pos}");
+            let database = view.network.and_then(|n| n.database);
+            assert_eq!(database, reference.final_margin(pos), "{pos}");
+        });
+        assert!(
+            covered >= 40,
+            "{spec}: only {covered} positions inside the database"
+        );
+    }
+    assert!(
+        std::sync::Arc::ptr_eq(&seen[0], &seen[1]),
+        "one database per context"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[cfg(feature = "train")]
+#[test]
+fn db_off_leaves_the_network_alone() {
+    let rules = small_rules();
+    let root = common::checkpoints::temp_root("db-off");
+    let path = small_network(&root, SMALL_DB_SEEDS);
+    let reference = reference();
+    let mut ctx = BotContext::new();
+    for spec in [
+        format!("policy:{path}:8:db=off"),
+        format!("policy:{path}:db=off"),
+    ] {
+        let player = ctx.prepare(&spec.parse().unwrap(), &rules).unwrap();
+        assert!(player.endgame_db().is_none(), "{spec}");
+        assert_eq!(player.to_string(), spec);
+    }
+    // Without its database the untrained network misses where the database would answer, and
+    // its view names no exact value.
+    let off = ctx
+        .prepare(&format!("policy:{path}:db=off").parse().unwrap(), &rules)
+        .unwrap();
+    let mut bot = off.build();
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut misses = 0;
+    let covered = covered_positions(&off, &reference, &mut |pos, exact| {
+        let mv = bot.choose(pos, &mut rng);
+        misses += usize::from(!exact.best().any(|b| b == mv));
+        let view = kalaha::bots::view::view(&off, pos, 3);
+        assert_eq!(view.network.unwrap().database, None, "{pos}");
+    });
+    assert!(
+        misses > 0,
+        "the untrained network played all {covered} positions perfectly"
+    );
+    // A checkpoint trained without a database plays without one.
+    let none = small_network(&root, 0);
+    let player = ctx
+        .prepare(&format!("policy:{none}:8").parse().unwrap(), &rules)
+        .unwrap();
+    assert!(player.endgame_db().is_none());
+    std::fs::remove_dir_all(&root).unwrap();
 }

@@ -4,8 +4,11 @@
 //! says: [`BotSpec`] is the name's syntax (parsing reads no file); [`BotContext::prepare`] loads
 //! what the bot needs (a network, a solver shared by every solver bot) and checks it against the
 //! rules, returning an error that says what is wrong; [`Player::build`] then makes a fresh
-//! [`Bot`] for each game and cannot fail.
+//! [`Bot`] for each game and cannot fail. Network players consult the endgame database their
+//! checkpoint was trained with (module [`db`]) unless told not to.
 
+#[cfg(feature = "train")]
+pub mod db;
 mod greedy;
 mod matches;
 mod mcts;
@@ -80,11 +83,16 @@ pub enum BotSpec {
     Mcts(u32),
     /// `solver`: perfect play, random among the equally optimal moves.
     Solver,
-    /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search), optionally
-    /// `policy:PATH:SIMS:margin=W` (the search's utility `(1 - W) * value + W * margin` instead of
-    /// the checkpoint's): a trained checkpoint, loaded and checked by [`BotContext::prepare`].
-    /// `policy:auto[:SIMS]` ([`AUTO`]) is the network trained for exactly the rules the bot is
-    /// prepared for, wherever [`crate::nn::model::find_for`] finds it.
+    /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search): a trained
+    /// checkpoint, loaded and checked by [`BotContext::prepare`]. Positions the endgame database
+    /// covers are answered exactly (a move of the best exact value, the network's choice among
+    /// several) and are solved leaves of the search; the database is the one the checkpoint was
+    /// trained with (see [`BotContext::endgame_db`]). Options after it, in any order:
+    /// `:margin=W` (with SIMS: the search's utility `(1 - W) * value + W * margin` instead of the
+    /// checkpoint's) and `:db=off` (no database: the network and its search alone), e.g.
+    /// `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network
+    /// trained for exactly the rules the bot is prepared for, wherever
+    /// [`crate::nn::model::find_for`] finds it.
     #[cfg(feature = "train")]
     Policy {
         /// The checkpoint: its folder, `meta.json` or weights file; or [`AUTO`].
@@ -93,6 +101,8 @@ pub enum BotSpec {
         sims: Option<u32>,
         /// Margin weight in thousandths.
         margin: Option<u16>,
+        /// Whether the endgame database answers the positions it covers (`:db=off`: no).
+        db: bool,
     },
 }
 
@@ -123,48 +133,7 @@ impl FromStr for BotSpec {
     fn from_str(s: &str) -> Result<BotSpec, BotSpecError> {
         #[cfg(feature = "train")]
         if let Some(rest) = s.strip_prefix("policy:") {
-            let bad = |why: String| BotSpecError::Parameter {
-                spec: s.to_string(),
-                why,
-            };
-            let (rest, margin) = match rest.rsplit_once(":margin=") {
-                Some((r, w)) => match w.parse::<f32>() {
-                    Ok(w) if (0.0..=1.0).contains(&w) => (r, Some((w * 1000.0).round() as u16)),
-                    _ => return Err(bad(format!("margin weight '{w}' is not a number in 0..=1"))),
-                },
-                None => (rest, None),
-            };
-            if margin.is_some()
-                && rest
-                    .rsplit_once(':')
-                    .is_none_or(|(_, n)| n.parse::<u32>().is_err())
-            {
-                return Err(bad(
-                    "margin=W needs a simulation count before it".to_string()
-                ));
-            }
-            let (path, sims) = match rest.rsplit_once(':') {
-                Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-                    let n: u32 = n
-                        .parse()
-                        .map_err(|_| bad(format!("simulations '{n}' out of range")))?;
-                    if n == 0 || n > 100_000 {
-                        return Err(bad("simulations must be 1 to 100000".to_string()));
-                    }
-                    (p, Some(n))
-                }
-                _ => (rest, None),
-            };
-            if path.is_empty() {
-                return Err(bad(
-                    "needs a checkpoint path, e.g. policy:checkpoints/kalah64, or auto".into(),
-                ));
-            }
-            return Ok(BotSpec::Policy {
-                path: path.to_string(),
-                sims,
-                margin,
-            });
+            return parse_policy(s, rest);
         }
         let (name, arg) = match s.split_once(':') {
             Some((n, a)) => (n, Some(a)),
@@ -195,6 +164,92 @@ impl FromStr for BotSpec {
     }
 }
 
+/// Parses the part of `policy:PATH[:SIMS][:OPTION...]` after `policy:` (`rest`; `spec` is the
+/// whole name, for errors). Options are read from the end back, so a path may hold colons.
+#[cfg(feature = "train")]
+fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
+    let bad = |why: String| BotSpecError::Parameter {
+        spec: spec.to_string(),
+        why,
+    };
+    /// `key=value`, where the key is a word of lowercase letters.
+    fn option(segment: &str) -> Option<(&str, &str)> {
+        segment.split_once('=').filter(|(k, _)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        })
+    }
+    let (mut rest, mut margin, mut db) = (rest, None, None);
+    while let Some((before, (key, value))) = rest
+        .rsplit_once(':')
+        .and_then(|(before, last)| option(last).map(|kv| (before, kv)))
+    {
+        let seen = match key {
+            "margin" => margin
+                .replace(match value.parse::<f32>() {
+                    Ok(w) if (0.0..=1.0).contains(&w) => (w * 1000.0).round() as u16,
+                    _ => {
+                        return Err(bad(format!(
+                            "margin weight '{value}' is not a number in 0..=1"
+                        )));
+                    }
+                })
+                .is_some(),
+            "db" => db
+                .replace(match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(bad(format!("db={value}: expected db=off or db=on"))),
+                })
+                .is_some(),
+            _ => {
+                return Err(bad(format!(
+                    "unknown option '{key}' (expected margin=W or db=off)"
+                )));
+            }
+        };
+        if seen {
+            return Err(bad(format!("{key}= is given twice")));
+        }
+        rest = before;
+    }
+    let (path, sims) = match rest.rsplit_once(':') {
+        Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            let n: u32 = n
+                .parse()
+                .map_err(|_| bad(format!("simulations '{n}' out of range")))?;
+            if n == 0 || n > 100_000 {
+                return Err(bad("simulations must be 1 to 100000".to_string()));
+            }
+            (p, Some(n))
+        }
+        _ => (rest, None),
+    };
+    if path
+        .rsplit_once(':')
+        .is_some_and(|(_, last)| option(last).is_some())
+    {
+        return Err(bad(
+            "options (margin=W, db=off) go after the simulation count".to_string(),
+        ));
+    }
+    if margin.is_some() && sims.is_none() {
+        return Err(bad(
+            "margin=W needs a simulation count before it".to_string()
+        ));
+    }
+    if path.is_empty() {
+        return Err(bad(
+            "needs a checkpoint path, e.g. policy:checkpoints/kalah64, or auto".into(),
+        ));
+    }
+    Ok(BotSpec::Policy {
+        path: path.to_string(),
+        sims,
+        margin,
+        db: db.unwrap_or(true),
+    })
+}
+
 impl fmt::Display for BotSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -205,20 +260,23 @@ impl fmt::Display for BotSpec {
             BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
             #[cfg(feature = "train")]
             BotSpec::Policy {
-                path, sims: None, ..
-            } => write!(f, "policy:{path}"),
-            #[cfg(feature = "train")]
-            BotSpec::Policy {
                 path,
-                sims: Some(n),
-                margin: None,
-            } => write!(f, "policy:{path}:{n}"),
-            #[cfg(feature = "train")]
-            BotSpec::Policy {
-                path,
-                sims: Some(n),
-                margin: Some(w),
-            } => write!(f, "policy:{path}:{n}:margin={}", *w as f32 / 1000.0),
+                sims,
+                margin,
+                db,
+            } => {
+                write!(f, "policy:{path}")?;
+                if let Some(n) = sims {
+                    write!(f, ":{n}")?;
+                }
+                if let Some(w) = margin {
+                    write!(f, ":margin={}", *w as f32 / 1000.0)?;
+                }
+                if !db {
+                    f.write_str(":db=off")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -242,6 +300,60 @@ mod tests {
         assert!(e("minimax:x").contains("'x' is not a whole number"));
         assert!(e("mcts:0").contains("must be 1 to"));
         assert!(e("random:3").contains("unknown bot"));
+    }
+
+    #[cfg(feature = "train")]
+    #[test]
+    fn network_options_parse_in_any_order_and_print_back() {
+        let p = |s: &str| s.parse::<BotSpec>().unwrap();
+        let spec = |sims, margin, db| BotSpec::Policy {
+            path: "ck/run".into(),
+            sims,
+            margin,
+            db,
+        };
+        assert_eq!(p("policy:ck/run"), spec(None, None, true));
+        assert_eq!(p("policy:ck/run:db=off"), spec(None, None, false));
+        assert_eq!(p("policy:ck/run:64:db=off"), spec(Some(64), None, false));
+        assert_eq!(p("policy:ck/run:64:db=on"), spec(Some(64), None, true));
+        assert_eq!(
+            p("policy:ck/run:64:margin=0.5:db=off"),
+            spec(Some(64), Some(500), false)
+        );
+        assert_eq!(
+            p("policy:ck/run:64:db=off:margin=0.5"),
+            spec(Some(64), Some(500), false)
+        );
+        for s in [
+            "policy:ck/run",
+            "policy:ck/run:db=off",
+            "policy:ck/run:64",
+            "policy:ck/run:64:db=off",
+            "policy:ck/run:64:margin=0.5",
+            "policy:ck/run:64:margin=0.5:db=off",
+            "policy:auto:16:db=off",
+        ] {
+            assert_eq!(p(s).to_string(), s);
+            assert_eq!(p(&p(s).to_string()), p(s));
+        }
+        // The default is not printed.
+        assert_eq!(p("policy:ck/run:64:db=on").to_string(), "policy:ck/run:64");
+    }
+
+    #[cfg(feature = "train")]
+    #[test]
+    fn bad_network_options_name_the_problem() {
+        let e = |s: &str| s.parse::<BotSpec>().unwrap_err().to_string();
+        assert!(e("policy:ck:64:db=no").contains("expected db=off or db=on"));
+        assert!(e("policy:ck:64:db=").contains("expected db=off or db=on"));
+        assert!(e("policy:ck:64:dbs=off").contains("unknown option 'dbs'"));
+        assert!(e("policy:ck:64:db=off:db=off").contains("db= is given twice"));
+        assert!(e("policy:ck:db=off:64").contains("go after the simulation count"));
+        assert!(e("policy:ck:margin=0.5").contains("needs a simulation count"));
+        assert!(e("policy:ck:db=off:margin=0.5").contains("needs a simulation count"));
+        assert!(e("policy:ck:64:margin=2").contains("not a number in 0..=1"));
+        assert!(e("policy::db=off").contains("needs a checkpoint path"));
+        assert!(e("policy:ck:0:db=off").contains("simulations must be 1 to"));
     }
 
     #[cfg(feature = "train")]

@@ -1,7 +1,8 @@
 //! Bots made ready to play: [`BotContext`] loads what a bot needs once (networks by path, one
 //! solver per set of rules) and checks it against the rules; a [`Player`] holds the result and
 //! makes a fresh [`Bot`] per game. `policy:auto` is the network found for the rules a bot is
-//! prepared for ([`crate::nn::model::find_in`]).
+//! prepared for ([`crate::nn::model::find_in`]). Network players share one endgame database per
+//! rules and size ([`BotContext::endgame_db`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -18,14 +19,18 @@ use crate::solver::Solver;
 use super::AUTO;
 #[cfg(feature = "train")]
 use crate::nn::model::{self, Found, Model, NotFound};
+#[cfg(feature = "train")]
+use crate::solver::EndgameOracle;
 
 /// What bots share and load from disk, held for as long as the caller wants them kept: the
-/// networks read so far (by the path named) and one solver per set of rules; and where
-/// `policy:auto` looks for networks.
+/// networks read so far (by the path named), one solver per set of rules and one endgame database
+/// per set of rules and size; and where `policy:auto` looks for networks.
 #[derive(Default)]
 pub struct BotContext {
     #[cfg(feature = "train")]
     networks: HashMap<String, Arc<Model>>,
+    #[cfg(feature = "train")]
+    oracles: HashMap<(RulesSpec, u32), Arc<EndgameOracle>>,
     /// Folders of checkpoints for `policy:auto` (none: [`model::checkpoint_roots`]).
     #[cfg(feature = "train")]
     roots: Option<Vec<std::path::PathBuf>>,
@@ -59,9 +64,10 @@ impl BotContext {
     }
 
     /// Makes `spec` ready to play under `rules`: loads its network (once per path; for
-    /// `policy:auto`, the one found for exactly `rules`) and checks the rules it was trained for,
-    /// or sets up the solver (once per rules). Errors name the bot and what is wrong (a missing
-    /// checkpoint, other rules, no network for these rules, too little memory).
+    /// `policy:auto`, the one found for exactly `rules`), checks the rules it was trained for and
+    /// loads its endgame database unless `:db=off` ([`BotContext::endgame_db`]), or sets up the
+    /// solver (once per rules). Errors name the bot and what is wrong (a missing checkpoint,
+    /// other rules, no network for these rules, too little memory).
     pub fn prepare(&mut self, spec: &BotSpec, rules: &Rules) -> anyhow::Result<Player> {
         let kind = match spec {
             BotSpec::Random => Kind::Random,
@@ -70,7 +76,12 @@ impl BotContext {
             BotSpec::Mcts(n) => Kind::Mcts(*n),
             BotSpec::Solver => Kind::Solver(self.solver(rules)?),
             #[cfg(feature = "train")]
-            BotSpec::Policy { path, sims, margin } => {
+            BotSpec::Policy {
+                path,
+                sims,
+                margin,
+                db,
+            } => {
                 let m = if path == AUTO {
                     self.find_network(rules)
                         .map_err(anyhow::Error::from)
@@ -87,10 +98,17 @@ impl BotContext {
                         rules.describe()
                     );
                 }
+                let oracle = if *db {
+                    self.endgame_db(rules, m.card.endgame_db_seeds)
+                        .with_context(|| format!("bot '{spec}'"))?
+                } else {
+                    None
+                };
                 Kind::Network {
                     model: m,
                     sims: *sims,
                     margin: margin.map(|w| w as f32 / 1000.0),
+                    oracle,
                 }
             }
         };
@@ -120,6 +138,29 @@ impl BotContext {
         Ok(s)
     }
 
+    /// The endgame database a network player of `rules` consults, whose checkpoint records
+    /// `recorded` as its self-play's (see [`super::db::db_seeds`]; none for 0 seeds): loaded once
+    /// per rules and size from the solver's cache, built there the first time (saying so on
+    /// stderr).
+    #[cfg(feature = "train")]
+    pub fn endgame_db(
+        &mut self,
+        rules: &Rules,
+        recorded: Option<u32>,
+    ) -> anyhow::Result<Option<Arc<EndgameOracle>>> {
+        let seeds = super::db::db_seeds(recorded, rules);
+        if seeds == 0 {
+            return Ok(None);
+        }
+        let key = (rules.spec(), seeds);
+        if let Some(o) = self.oracles.get(&key) {
+            return Ok(Some(Arc::clone(o)));
+        }
+        let o = super::db::load(rules, seeds)?;
+        self.oracles.insert(key, Arc::clone(&o));
+        Ok(Some(o))
+    }
+
     /// The checkpoint a path names, read on first use (see [`crate::nn::model::load`]).
     #[cfg(feature = "train")]
     pub fn network(&mut self, path: &str) -> anyhow::Result<Arc<Model>> {
@@ -141,12 +182,13 @@ enum Kind {
     Mcts(u32),
     /// The shared solver.
     Solver(Arc<Solver>),
-    /// The loaded network, its simulations and margin weight.
+    /// The loaded network, its simulations, margin weight and endgame database.
     #[cfg(feature = "train")]
     Network {
         model: Arc<Model>,
         sims: Option<u32>,
         margin: Option<f32>,
+        oracle: Option<Arc<EndgameOracle>>,
     },
 }
 
@@ -179,6 +221,16 @@ impl Player {
         }
     }
 
+    /// The endgame database a `policy:` bot consults (none with `:db=off`, for a checkpoint
+    /// trained without one, and for other bots).
+    #[cfg(feature = "train")]
+    pub fn endgame_db(&self) -> Option<&Arc<EndgameOracle>> {
+        match &self.kind {
+            Kind::Network { oracle, .. } => oracle.as_ref(),
+            _ => None,
+        }
+    }
+
     /// A fresh bot for one game.
     pub fn build(&self) -> Box<dyn Bot> {
         match &self.kind {
@@ -192,7 +244,13 @@ impl Player {
                 model,
                 sims,
                 margin,
-            } => Box::new(super::policy::PolicyBot::new(model, *sims, *margin)),
+                oracle,
+            } => Box::new(super::policy::PolicyBot::new(
+                model,
+                *sims,
+                *margin,
+                oracle.clone(),
+            )),
         }
     }
 }

@@ -1,6 +1,10 @@
 //! The trained network as a player: `policy:PATH` plays the best legal move by the network's
 //! policy; `policy:PATH:SIMS` searches SIMS simulations (Gumbel, no noise) with it first, with the
-//! utility (value/margin mix) and Q transform the checkpoint was trained with.
+//! utility (value/margin mix) and Q transform the checkpoint was trained with. With an endgame
+//! database, positions it covers are answered exactly (a move of the best exact value, the
+//! network's favourite among several) and are solved leaves of the search.
+
+use std::sync::Arc;
 
 use burn::prelude::*;
 use rand::RngExt;
@@ -10,7 +14,8 @@ use super::Bot;
 use crate::nn::NetEvaluator;
 use crate::nn::model::Model;
 use crate::rules::{Move, Position};
-use crate::search::{SearchConfig, greedy_actions, search_batch};
+use crate::search::{Evaluator, Oracle, SearchConfig, greedy_actions, search_batch_with};
+use crate::solver::EndgameOracle;
 
 /// A network player.
 pub struct PolicyBot {
@@ -18,16 +23,24 @@ pub struct PolicyBot {
     sims: Option<u32>,
     /// The search settings: the checkpoint's self-play utility and Q transform.
     search: SearchConfig,
+    oracle: Option<Arc<EndgameOracle>>,
 }
 
 impl PolicyBot {
     /// A player from a loaded checkpoint; `sims` simulations of search per move (none: the
-    /// policy's best move); `margin` overrides the search utility's margin weight.
-    pub fn new(model: &Model, sims: Option<u32>, margin: Option<f32>) -> PolicyBot {
+    /// policy's best move); `margin` overrides the search utility's margin weight; `oracle`
+    /// answers the positions it covers.
+    pub fn new(
+        model: &Model,
+        sims: Option<u32>,
+        margin: Option<f32>,
+        oracle: Option<Arc<EndgameOracle>>,
+    ) -> PolicyBot {
         PolicyBot {
             ev: NetEvaluator::new(model.net.clone(), Device::flex()),
             sims,
             search: search_config(model, sims, margin),
+            oracle,
         }
     }
 }
@@ -45,13 +58,40 @@ pub fn search_config(model: &Model, sims: Option<u32>, margin: Option<f32>) -> S
     }
 }
 
+/// The move a network player makes where `oracle` covers `pos` (not over): of the moves of the
+/// best exact value, the one with the highest logit in `logits` (the network's policy for `pos`,
+/// by action index). `None` where the database does not cover `pos`.
+pub fn exact_choice(oracle: &EndgameOracle, pos: &Position, logits: &[f32]) -> Option<Move> {
+    let exact = oracle.moves(pos)?;
+    let pits = pos.rules().pits();
+    exact
+        .best()
+        .max_by(|a, b| logits[a.action(pits)].total_cmp(&logits[b.action(pits)]))
+}
+
+/// The network's policy logits for `pos`, by action index.
+pub fn logits(ev: &mut dyn Evaluator, pos: &Position) -> Vec<f32> {
+    let (mut logits, mut values, mut margins) = (Vec::new(), Vec::new(), Vec::new());
+    ev.evaluate(&[*pos], &mut logits, &mut values, &mut margins);
+    logits
+}
+
 impl Bot for PolicyBot {
     fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
         let pits = pos.rules().pits();
+        if let Some(o) = self.oracle.as_deref()
+            && o.covers(pos)
+        {
+            let logits = logits(&mut self.ev, pos);
+            return exact_choice(o, pos, &logits).expect("the database covers the position");
+        }
         let action = match self.sims {
             None => greedy_actions(&[*pos], &mut self.ev)[0],
             Some(_) => {
-                search_batch(&[*pos], &[0.0], &self.search, &mut self.ev, rng.random())[0].action
+                let oracle = self.oracle.as_deref().map(|o| o as &dyn Oracle);
+                let seed = rng.random();
+                search_batch_with(&[*pos], &[0.0], &self.search, &mut self.ev, oracle, seed)[0]
+                    .action
             }
         };
         Move::from_action(action, pits)

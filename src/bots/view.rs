@@ -38,6 +38,9 @@ pub struct NetworkView {
     pub simulations: Option<u32>,
     /// The margin weight of the search's utility.
     pub margin_weight: f32,
+    /// The exact final margin for the player to move, where the bot's endgame database covers
+    /// the position (the bot then plays a move that keeps it).
+    pub database: Option<i32>,
 }
 
 /// What a bot thinks of a position.
@@ -54,7 +57,9 @@ pub struct BotView {
 }
 
 /// What `player` thinks of `pos` (not over); `seed` drives its randomness. A network is asked
-/// once (and searched, with simulations); minimax scores every move; other bots just choose.
+/// once (and searched, with simulations, its endgame database's positions as solved leaves; where
+/// the database covers `pos` it picks by that, as the bot does); minimax scores every move; other
+/// bots just choose.
 pub fn view(player: &Player, pos: &Position, seed: u64) -> BotView {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut moves: Vec<MoveView> = pos
@@ -102,7 +107,7 @@ fn network_view(
     use burn::prelude::Device;
 
     use crate::nn::NetEvaluator;
-    use crate::search::{Evaluator, search_batch};
+    use crate::search::{Evaluator, Oracle, search_batch_with};
 
     let model = player.network()?;
     let BotSpec::Policy { sims, margin, .. } = player.spec() else {
@@ -125,8 +130,10 @@ fn network_view(
         .expect("a position that is not over has a legal move");
     let mut choice = moves[best].mv;
     let mut searched = None;
+    let oracle = player.endgame_db().map(|o| o.as_ref());
     if sims.is_some() {
-        let r = &search_batch(&[*pos], &[0.0], &cfg, &mut ev, seed)[0];
+        let o = oracle.map(|o| o as &dyn Oracle);
+        let r = &search_batch_with(&[*pos], &[0.0], &cfg, &mut ev, o, seed)[0];
         for m in moves.iter_mut() {
             m.visits = Some(r.visits[m.mv.action(pits)]);
             m.q = r.q[m.mv.action(pits)];
@@ -140,6 +147,10 @@ fn network_view(
         searched,
         simulations: *sims,
         margin_weight: cfg.margin_weight,
+        database: oracle.and_then(|o| o.final_margin(pos)),
     };
+    if let Some(exact) = oracle.and_then(|o| super::policy::exact_choice(o, pos, &logits)) {
+        choice = exact;
+    }
     Some((network, choice))
 }

@@ -17,10 +17,13 @@ pub const JSON_KEYS: &str = "\
 JSON keys (--json), stable:
   position, rules, to_move (\"s\" or \"n\"), bot (the spec),
   choice      the bot's move: a pit number or \"swap\"
-  network     null, or for a policy: bot {value, margin, searched, simulations, margin_weight}:
-              the value head (expected result in [-1, 1]) and margin head (expected final margin
-              in seeds) for the player to move, the search's utility after its simulations (null
-              without search), the simulations (null: the policy alone), the utility's margin weight
+  network     null, or for a policy: bot {value, margin, searched, simulations, margin_weight,
+              database}: the value head (expected result in [-1, 1]) and margin head (expected
+              final margin in seeds) for the player to move, the search's utility after its
+              simulations (null without search), the simulations (null: the policy alone), the
+              utility's margin weight, the exact final margin for the player to move where the
+              bot's endgame database covers the position (null elsewhere and with db=off; the bot
+              then plays a move that keeps it)
   moves       one object per legal move, in pit order: move, prior (the network's policy over the
               legal moves), visits and q (simulations through the move and its mean utility for
               the player to move), minimax (a minimax bot's score), lower and upper (the solver's
@@ -33,7 +36,8 @@ JSON keys (--json), stable:
 pub struct AnalyseArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS], policy:auto[:SIMS].
+    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS][:db=off],
+    /// policy:auto[:SIMS].
     #[arg(long, value_name = "SPEC")]
     bot: String,
     /// Seconds the solver may take to prove the moves' values (0: no solver).

@@ -91,6 +91,11 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
             );
         }
         s += "\n";
+        if let Some(v) = n.database {
+            s += &format!(
+                "endgame database: exact value {v:+} for the player to move, kept by the move played\n"
+            );
+        }
     }
     let cols = |f: &dyn Fn(&MoveView) -> Option<String>| -> Vec<String> {
         bot.moves

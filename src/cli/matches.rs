@@ -15,7 +15,8 @@ pub struct MatchArgs {
     #[command(flatten)]
     rules: RuleArgs,
     /// The bot that starts as South: random, greedy, minimax:D, mcts:N, solver,
-    /// policy:PATH[:SIMS], or policy:auto[:SIMS] (the network trained for exactly these rules).
+    /// policy:PATH[:SIMS][:db=off], or policy:auto[:SIMS] (the network trained for exactly these
+    /// rules; policy bots answer endgames from the database unless :db=off).
     #[arg(long)]
     south: String,
     /// The bot that starts as North.

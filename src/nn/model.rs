@@ -54,6 +54,9 @@ pub struct ModelCard {
     pub search: SearchConfig,
     /// The weights file, in the checkpoint's folder.
     pub model_file: String,
+    /// The endgame database its self-play searched with (`selfplay.endgame_db_seeds`, 0: none),
+    /// where the sidecar records it.
+    pub endgame_db_seeds: Option<u32>,
 }
 
 /// The sidecar fields read here; the others belong to training.
@@ -70,6 +73,14 @@ struct CardFile {
 #[derive(Deserialize)]
 struct CardConfig {
     search: SearchConfig,
+    #[serde(default)]
+    selfplay: Option<CardSelfplay>,
+}
+
+#[derive(Deserialize)]
+struct CardSelfplay {
+    #[serde(default)]
+    endgame_db_seeds: Option<u32>,
 }
 
 /// A checkpoint's weights and card, ready to evaluate on `device`.
@@ -119,6 +130,7 @@ pub fn load_card(dir: &Path) -> anyhow::Result<ModelCard> {
         network: f.network,
         search: f.config.search,
         model_file: f.files.model,
+        endgame_db_seeds: f.config.selfplay.and_then(|p| p.endgame_db_seeds),
     })
 }
 

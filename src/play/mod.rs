@@ -338,7 +338,7 @@ pub enum Level {
     /// `medium`: minimax:6.
     Medium,
     /// `hard`: the network trained for the rules, with [`HARD_SIMULATIONS`] simulations of search
-    /// (or mcts:2000 without one).
+    /// and its endgame database (or mcts:2000 without one).
     Hard,
     /// `perfect`: the exact solver.
     Perfect,
@@ -373,6 +373,7 @@ impl Level {
                 path: path.to_string(),
                 sims: Some(HARD_SIMULATIONS),
                 margin: None,
+                db: true,
             },
             (Level::Hard, _) => BotSpec::Mcts(2000),
             (Level::Perfect, _) => BotSpec::Solver,

@@ -1,2 +1,3 @@
 //! Shared test helpers.
+pub mod checkpoints;
 pub mod reference;
