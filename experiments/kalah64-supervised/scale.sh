@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The scaling curve of experiments/kalah64-supervised/README.md: the supervised recipe
+# (configs/kalah64-supervised.toml) at several widths and training lengths, one thread each, each
+# then judged on the two 100,000-position held-out sets. Resumable: a finished run is skipped, a
+# stopped one continued; runs left for later are listed last.
+#   experiments/kalah64-supervised/scale.sh [WIDTHxITERATIONS ...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+k=./target/release/kalaha
+out=experiments/kalah64-supervised
+export RAYON_NUM_THREADS=1
+points=("$@")
+[ ${#points[@]} -gt 0 ] || points=(128x150 512x150 256x450 512x450 1024x150)
+for p in "${points[@]}"; do
+  w=${p%x*}; it=${p#*x}
+  run="sup-w$w-$it"
+  if [ "$w" = 256 ] && [ "$it" = 150 ]; then run="sup-recipe-150"; fi
+  if [ -f "checkpoints/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/$run/meta.json"; then
+    echo "$run: done"
+  else
+    resume=""; [ -f "checkpoints/$run/meta.json" ] && resume="--resume"
+    $k train --config configs/kalah64-supervised.toml --set "run.name=\"$run\"" \
+      --set run.iterations="$it" --set network.hidden="$w" \
+      --set run.experiment_dir='"experiments/kalah64-supervised/tb"' $resume 2>&1 | tee "$out/$run.log"
+  fi
+  $k judge --network "checkpoints/$run" --heldout --against checkpoints/sup-recipe-150 --json \
+    > "$out/judge-$run.json"
+done
