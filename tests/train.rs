@@ -313,6 +313,45 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
     .unwrap();
     assert_eq!(meta["rules"]["end"], "on-turn");
 
+    // A move head may be added to a network trained without one (a fresh head, trained with the
+    // set loss), and left behind again.
+    let mut with_moves: Vec<&str> = start.to_vec();
+    with_moves[4] = "run.name=\"moves\"";
+    with_moves.extend([
+        "--set",
+        "network.moves=true",
+        "--set",
+        "optim.moves_weight=1",
+        "--set",
+        "optim.policy_loss=\"set\"",
+    ]);
+    ok(&kalaha(&dir, &with_moves));
+    let size = |p: &str| std::fs::metadata(dir.join(p)).unwrap().len();
+    assert!(
+        size("checkpoints/moves/model-000001.bpk") > size("checkpoints/smoke/model-000001.bpk"),
+        "the weights hold a move head"
+    );
+    let mut back: Vec<&str> = start.to_vec();
+    back[4] = "run.name=\"no-moves\"";
+    back[10] = "run.init=\"checkpoints/moves\"";
+    ok(&kalaha(&dir, &back));
+    assert_eq!(
+        read("checkpoints/no-moves/model-000001.bpk"),
+        read("checkpoints/smoke/model-000001.bpk"),
+        "without its move head the network is the one it started from"
+    );
+    // A move loss without a move head is refused naming both keys.
+    let mut bad: Vec<&str> = start.to_vec();
+    bad[4] = "run.name=\"bad-moves\"";
+    bad.extend(["--set", "optim.moves_weight=1"]);
+    let out = kalaha(&dir, &bad);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("optim.moves_weight") && err.contains("network.moves"),
+        "{err}"
+    );
+
     // Another shape, or another board size, is refused naming the key.
     for bad in ["network.hidden=64", "rules.pits=5"] {
         let mut args: Vec<&str> = start.to_vec();

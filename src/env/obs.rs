@@ -94,11 +94,16 @@ pub fn encode_as(pos: &Position, seat: Side, out: &mut [f32]) {
 pub fn encode_onehot(pos: &Position, out: &mut [f32]) {
     let m = pos.rules().pits();
     assert_eq!(out.len(), onehot_dim(m), "observation buffer length");
+    encode_with_bins(pos, out, count_bins(m));
+}
+
+/// The observation followed by each pit's count one-hot in `nb` bins (the last one for more).
+fn encode_with_bins(pos: &Position, out: &mut [f32], nb: usize) {
+    let m = pos.rules().pits();
     let (base, bins) = out.split_at_mut(obs_dim(m));
     encode(pos, base);
     bins.fill(0.0);
     let me = pos.to_move();
-    let nb = count_bins(m);
     for (j, &c) in pos.row(me).iter().chain(pos.row(me.other())).enumerate() {
         bins[j * nb + (c as usize).min(nb - 1)] = 1.0;
     }
@@ -108,14 +113,7 @@ pub fn encode_onehot(pos: &Position, out: &mut [f32]) {
 pub fn encode_onehot_wide(pos: &Position, out: &mut [f32]) {
     let m = pos.rules().pits();
     assert_eq!(out.len(), onehot_wide_dim(m), "observation buffer length");
-    let (base, bins) = out.split_at_mut(obs_dim(m));
-    encode(pos, base);
-    bins.fill(0.0);
-    let me = pos.to_move();
-    let nb = wide_count_bins(m);
-    for (j, &c) in pos.row(me).iter().chain(pos.row(me.other())).enumerate() {
-        bins[j * nb + (c as usize).min(nb - 1)] = 1.0;
-    }
+    encode_with_bins(pos, out, wide_count_bins(m));
 }
 
 /// Writes [`encode_onehot`]'s floats followed by what each action does at once, in action order,

@@ -330,6 +330,12 @@ impl Net {
         self.moves.is_some()
     }
 
+    /// The network without its move head (a start for training a network that has none).
+    pub fn without_moves(mut self) -> Net {
+        self.moves = None;
+        self
+    }
+
     /// The network with a freshly initialised move head if it has none (a start for training
     /// one on a network trained without).
     pub fn with_moves(mut self, cfg: &NetConfig, pits: usize, device: &Device) -> Net {

@@ -243,19 +243,19 @@ impl Labeller {
 mod tests {
     use super::*;
 
-    #[test]
-    fn labels_are_the_oracles() {
+    /// Kalah(4,3) with a 12-seed database: the rules, a labeller drawing as `draw` says, and a
+    /// second copy of the database to check its labels against.
+    fn small(draw: (LabelDraw, bool)) -> (Rules, Labeller, EndgameOracle) {
         let rules = Rules::new(4, 3).unwrap();
         let build =
             || EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let l = Labeller::new(
-            &rules,
-            Arc::new(build()),
-            None,
-            0.0,
-            (LabelDraw::Games, false),
-        );
-        let check = build();
+        let l = Labeller::new(&rules, Arc::new(build()), None, 0.0, draw);
+        (rules, l, build())
+    }
+
+    #[test]
+    fn labels_are_the_oracles() {
+        let (rules, l, check) = small((LabelDraw::Games, false));
         let mut replay = Replay::new(1000);
         let st = l.generate(300, &mut replay, 4, &AtomicBool::new(false));
         assert_eq!(st.positions, 300);
@@ -272,17 +272,7 @@ mod tests {
     /// seeds lost is the database's: 0 exactly for the optimal moves.
     #[test]
     fn judge_like_draws_carry_every_moves_exact_loss() {
-        let rules = Rules::new(4, 3).unwrap();
-        let build =
-            || EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let l = Labeller::new(
-            &rules,
-            Arc::new(build()),
-            None,
-            0.0,
-            (LabelDraw::Judge, true),
-        );
-        let check = build();
+        let (rules, l, check) = small((LabelDraw::Judge, true));
         let mut replay = Replay::new(1000);
         let st = l.generate(400, &mut replay, 7, &AtomicBool::new(false));
         assert_eq!(st.positions, 400);

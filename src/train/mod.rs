@@ -724,7 +724,7 @@ fn init_net(
 ) -> anyhow::Result<Net> {
     let dir = crate::nn::model::folder(path).context("run.init")?;
     let card = crate::nn::model::load_card(&dir).context("run.init")?;
-    // A network without a move head starts one with a fresh head.
+    // A move head may be added (a fresh one) or left behind; the rest of the shape must match.
     let without_moves = NetConfig {
         moves: card.network.moves,
         ..cfg.network
@@ -755,7 +755,7 @@ fn init_net(
     Ok(if cfg.network.moves {
         net.with_moves(&cfg.network, rules.pits(), train_device)
     } else {
-        net
+        net.without_moves()
     })
 }
 
