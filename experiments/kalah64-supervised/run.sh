@@ -15,8 +15,9 @@ declare -A runs=(
   [base]="--set optim.policy_loss=\"cross_entropy\" --set selfplay.label_draw=\"games\" --set selfplay.label_skip_forced=false --set network.moves=false --set optim.moves_weight=0"
   [setloss]="--set selfplay.label_draw=\"games\" --set network.moves=false --set optim.moves_weight=0"
   [judgedraw]="--set network.moves=false --set optim.moves_weight=0"
+  [wide]="--set network.input=\"onehot_wide\""
 )
-for name in recipe base setloss judgedraw; do
+for name in recipe base setloss judgedraw wide; do
   run="sup-$name-$it"
   if [ -f "checkpoints/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/$run/meta.json"; then
     echo "$run: done"
@@ -27,7 +28,7 @@ for name in recipe base setloss judgedraw; do
       --set run.iterations=$it ${runs[$name]} $resume 2>&1 | tee "$out/$run.log"
   fi
 done
-for name in recipe base setloss judgedraw; do
+for name in recipe base setloss judgedraw wide; do
   $k judge --network "checkpoints/sup-$name-$it" --heldout --against "checkpoints/sup-base-$it" \
     --json > "$out/judge-$name-$it.json"
 done
