@@ -346,19 +346,14 @@ impl HeldoutSet {
                 self.len()
             );
         }
-        let bands = self
-            .values
-            .iter()
-            .zip(&self.positions)
-            .map(|(_, p)| p.board_seeds().div_ceil(BAND).max(1) as usize)
-            .max()
-            .unwrap_or(1);
+        let band = |p: &Position| p.board_seeds().div_ceil(BAND).max(1) as usize;
+        let bands = self.positions.iter().map(band).max().unwrap_or(1);
         let mut all = Tally::default();
         let mut by_band = vec![Tally::default(); bands + 1];
         for (i, l) in logits.chunks_exact(actions).enumerate() {
             let t = self.tally_one(i, l);
             all.add(&t);
-            by_band[self.positions[i].board_seeds().div_ceil(BAND).max(1) as usize].add(&t);
+            by_band[band(&self.positions[i])].add(&t);
         }
         let n = all.n;
         let p = all.rate();
