@@ -57,6 +57,17 @@ pub fn random_move(pos: &Position, rng: &mut impl Rng) -> Move {
     moves[rng.random_range(0..moves.len())]
 }
 
+/// With chance `greedy_share` the greedy bot's move, else a uniformly random legal move: the
+/// move of the random-and-greedy games that training and judging draw positions from.
+/// Precondition: the game is not over.
+pub fn greedy_or_random(pos: &Position, greedy_share: f64, rng: &mut SmallRng) -> Move {
+    if rng.random::<f64>() < greedy_share {
+        Greedy.choose(pos, rng)
+    } else {
+        random_move(pos, rng)
+    }
+}
+
 /// Picks uniformly among the moves whose score equals the best (highest) one.
 pub(crate) fn best_at_random<T: PartialOrd + Copy>(
     scored: &[(Move, T)],

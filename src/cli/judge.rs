@@ -13,8 +13,8 @@ use crate::bots::policy::search_config;
 use crate::nn::{NetEvaluator, model};
 use crate::rules::Rules;
 use crate::search::search_batch;
-use crate::train::heldout::{HeldoutKind, HeldoutSet};
-use crate::train::judge::{JUDGE_SEED, JudgeSet, sign_test};
+use crate::train::heldout::HeldoutSet;
+use crate::train::judge::{JUDGE_SEED, JudgeSet, Paired};
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
@@ -90,10 +90,7 @@ fn heldout_sets(
         );
     }
     let (db, _) = crate::solver::EndgameOracle::load_or_build(rules, seeds, Some(&dir), None);
-    HeldoutKind::ALL
-        .iter()
-        .map(|&k| HeldoutSet::load_or_build(rules, k, n, &db, &dir))
-        .collect()
+    HeldoutSet::load_or_build_all(rules, n, &db, &dir)
 }
 
 /// The network a `--network` or `--against` value names (`policy:` prefix optional): its path,
@@ -199,15 +196,9 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             let paired = match &other {
                 Some((_, o)) => {
                     let theirs = set.logits(&mut evaluator(o, a.moves_mix));
-                    let (x, y) = (set.correct(&logits, actions), set.correct(&theirs, actions));
-                    let only_first = x.iter().zip(&y).filter(|(a, b)| **a && !**b).count();
-                    let only_second = x.iter().zip(&y).filter(|(a, b)| !**a && **b).count();
-                    Some((
-                        set.score(&theirs, actions)?,
-                        only_first,
-                        only_second,
-                        sign_test(only_first, only_first + only_second),
-                    ))
+                    let paired =
+                        Paired::of(set.correct(&logits, actions), set.correct(&theirs, actions));
+                    Some((set.score(&theirs, actions)?, paired))
                 }
                 None => None,
             };
@@ -234,14 +225,14 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
                 .iter()
                 .map(|(h, paired)| {
                     let mut x = serde_json::to_value(h).unwrap_or_default();
-                    if let Some((theirs, only_n, only_a, p)) = paired {
+                    if let Some((theirs, paired)) = paired {
                         x["against"] = serde_json::json!({
                             "optimal_rate": theirs.optimal_rate,
                             "kl": theirs.kl,
                             "mean_loss": theirs.mean_loss,
-                            "only_network": only_n,
-                            "only_against": only_a,
-                            "p_value": p,
+                            "only_network": paired.only_first,
+                            "only_against": paired.only_second,
+                            "p_value": paired.p_value,
                         });
                     }
                     x
@@ -325,10 +316,13 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
                 b.mean_loss
             );
         }
-        if let Some((theirs, only_n, only_a, p)) = paired {
+        if let Some((theirs, paired)) = paired {
             s += &format!(
-                "  against: {:.2}%; only {path} right in {only_n}, only the other in {only_a} (sign test p = {p:.2e})\n",
-                pct(theirs.optimal_rate)
+                "  against: {:.2}%; only {path} right in {}, only the other in {} (sign test p = {:.2e})\n",
+                pct(theirs.optimal_rate),
+                paired.only_first,
+                paired.only_second,
+                paired.p_value
             );
         }
     }

@@ -230,6 +230,20 @@ impl HeldoutSet {
         Ok(set)
     }
 
+    /// Both kinds of set ([`HeldoutKind::ALL`]) with `n` positions each, loaded from `dir` or
+    /// built there ([`HeldoutSet::load_or_build`]).
+    pub fn load_or_build_all(
+        rules: &Rules,
+        n: usize,
+        oracle: &EndgameOracle,
+        dir: &Path,
+    ) -> anyhow::Result<Vec<HeldoutSet>> {
+        HeldoutKind::ALL
+            .iter()
+            .map(|&k| HeldoutSet::load_or_build(rules, k, n, oracle, dir))
+            .collect()
+    }
+
     /// Where the set of `kind` with `n` positions, labelled by a database of `db_seeds`, is cached.
     pub fn cache_path(
         rules: &Rules,

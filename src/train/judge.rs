@@ -19,7 +19,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::bots::{Bot, Greedy, Minimax, random_move};
+use crate::bots::{Bot, Minimax, greedy_or_random, random_move};
 use crate::rules::{Move, NotationError, Position, Rules, RulesSpec};
 use crate::search::{Evaluator, greedy_actions};
 use crate::solver::{Solver, SolverConfig, swap_answer_agrees};
@@ -181,6 +181,28 @@ pub struct Paired {
     pub p_value: f64,
 }
 
+impl Paired {
+    /// The paired comparison of two players' per-position correctness, position by position.
+    pub fn of(
+        first: impl IntoIterator<Item = bool>,
+        second: impl IntoIterator<Item = bool>,
+    ) -> Paired {
+        let (mut only_first, mut only_second) = (0, 0);
+        for (a, b) in first.into_iter().zip(second) {
+            match (a, b) {
+                (true, false) => only_first += 1,
+                (false, true) => only_second += 1,
+                _ => {}
+            }
+        }
+        Paired {
+            only_first,
+            only_second,
+            p_value: sign_test(only_first, only_first + only_second),
+        }
+    }
+}
+
 /// Two-sided exact sign test: the chance of a split at least as uneven as `k` of `n` when each
 /// side is equally likely.
 pub fn sign_test(k: usize, n: usize) -> f64 {
@@ -258,11 +280,7 @@ fn mixed_game(
     let greedy_share: f64 = rng.random();
     let mut ply = 0;
     while !pos.is_over() && !stop(&pos, ply) {
-        let mv = if rng.random::<f64>() < greedy_share {
-            Greedy.choose(&pos, rng)
-        } else {
-            random_move(&pos, rng)
-        };
+        let mv = greedy_or_random(&pos, greedy_share, rng);
         pos.play(mv).expect("bots play legal moves");
         ply += 1;
     }
@@ -517,22 +535,16 @@ impl JudgeSet {
 
     /// Compares two networks' `picks` (from [`JudgeSet::picks`]) position by position.
     pub fn compare(&self, first: &[usize], second: &[usize]) -> Paired {
-        let (mut only_first, mut only_second) = (0, 0);
-        for ((_, j), (&a, &b)) in self.positions.iter().zip(first.iter().zip(second)) {
-            if j.source == Source::Pie {
-                continue;
-            }
-            match (chosen_value(j, a) == j.value, chosen_value(j, b) == j.value) {
-                (true, false) => only_first += 1,
-                (false, true) => only_second += 1,
-                _ => {}
-            }
-        }
-        Paired {
-            only_first,
-            only_second,
-            p_value: sign_test(only_first, only_first + only_second),
-        }
+        // Pie decisions are scored apart (see `PieScore`).
+        let right = |picks: &[usize]| {
+            self.positions
+                .iter()
+                .zip(picks)
+                .filter(|((_, j), _)| j.source != Source::Pie)
+                .map(|((_, j), &a)| chosen_value(j, a) == j.value)
+                .collect::<Vec<bool>>()
+        };
+        Paired::of(right(first), right(second))
     }
 
     /// Scores the network's best move (by its policy) in every position.

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::config::LabelDraw;
 use super::selfplay::{Replay, Sample, SelfPlayStats, exact_lost, exact_policy};
-use crate::bots::{Bot, Greedy, Minimax, random_move};
+use crate::bots::{Bot, Minimax, greedy_or_random, random_move};
 use crate::rules::{Position, Rules};
 use crate::solver::{EndgameOracle, ExactMoves, Solver};
 
@@ -72,10 +72,8 @@ pub(crate) fn judge_like_game(rules: &Rules, rng: &mut SmallRng, db_seeds: u32) 
             random_move(&pos, rng)
         } else if minimax {
             bot.choose(&pos, rng)
-        } else if rng.random::<f64>() < greedy {
-            Greedy.choose(&pos, rng)
         } else {
-            random_move(&pos, rng)
+            greedy_or_random(&pos, greedy, rng)
         };
         pos.play(mv).expect("bots play legal moves");
         ply += 1;
@@ -89,11 +87,7 @@ pub(crate) fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<
     let target = rng.random_range(0..max_plies);
     let greedy: f64 = rng.random();
     for _ in 0..target {
-        let mv = if rng.random::<f64>() < greedy {
-            Greedy.choose(&pos, rng)
-        } else {
-            random_move(&pos, rng)
-        };
+        let mv = greedy_or_random(&pos, greedy, rng);
         let mut next = pos;
         next.play(mv).expect("bots play legal moves");
         if next.is_over() {

@@ -113,7 +113,11 @@ impl Trainer {
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
         let judge_build = spawn_judge(&cfg, &rules);
-        let (oracle, labeller, db) = data_sources(&cfg, &rules)?;
+        let (db, labeller) = data_sources(&cfg, &rules)?;
+        // Self-play consults the database unless the run learns from labels alone.
+        let oracle = db
+            .clone()
+            .filter(|_| cfg.selfplay.labels != config::Labels::Exact);
         let heldout_build = spawn_heldout(&cfg, &rules, db);
         let opponents = cfg.opponents()?;
         let mut trainer = Trainer {
@@ -788,31 +792,23 @@ fn spawn_heldout(
     (n > 0).then(|| {
         std::thread::spawn(move || {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-            pool.install(|| {
-                heldout::HeldoutKind::ALL
-                    .iter()
-                    .map(|&k| heldout::HeldoutSet::load_or_build(&rules, k, n, &db, &dir))
-                    .collect()
-            })
+            pool.install(|| heldout::HeldoutSet::load_or_build_all(&rules, n, &db, &dir))
         })
     })
 }
 
-/// The endgame database of a run, if it has one: what self-play consults (none with
-/// `labels = "exact"`), the labeller of exact positions (with `labels = "exact"` or
-/// `exact_share`), and the database itself (for the held-out sets).
-#[allow(clippy::type_complexity)]
+/// The endgame database of a run, if it has one, and the labeller of exact positions (with
+/// `selfplay.labels = "exact"` or `exact_share`), as the config asks.
 fn data_sources(
     cfg: &TrainConfig,
     rules: &Rules,
 ) -> anyhow::Result<(
     Option<std::sync::Arc<crate::solver::EndgameOracle>>,
     Option<labelled::Labeller>,
-    Option<std::sync::Arc<crate::solver::EndgameOracle>>,
 )> {
     let p = &cfg.selfplay;
     if p.endgame_db_seeds == 0 {
-        return Ok((None, None, None));
+        return Ok((None, None));
     }
     let cache = crate::solver::default_cache_dir();
     let (oracle, _) = crate::solver::EndgameOracle::load_or_build(
@@ -824,7 +820,7 @@ fn data_sources(
     let oracle = std::sync::Arc::new(oracle);
     let exact = p.labels == config::Labels::Exact;
     if !exact && p.exact_share == 0.0 {
-        return Ok((Some(oracle.clone()), None, Some(oracle)));
+        return Ok((Some(oracle), None));
     }
     let solver = if exact && p.label_time_limit > 0.0 {
         let s = crate::solver::Solver::new(rules, &crate::solver::SolverConfig::default())?;
@@ -839,9 +835,5 @@ fn data_sources(
         p.exact_temperature,
         (p.label_draw, p.label_skip_forced),
     );
-    Ok((
-        (!exact).then(|| oracle.clone()),
-        Some(labeller),
-        Some(oracle),
-    ))
+    Ok((Some(oracle), Some(labeller)))
 }
