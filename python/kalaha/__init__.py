@@ -7,7 +7,12 @@ environment, the exact solver and the bots:
 - ``Position``: a position in the project's notation; legal moves, play, the observation.
 - ``VecEnv``: thousands of games stepped together in native code, numpy arrays out.
 - ``solve(position, rules=None)``: the exact value of a position and of each of its moves.
-- ``Bot(spec)``: ``random``, ``greedy``, ``minimax:D``, ``mcts:N``, ``solver``.
+- ``Bot(spec)``: ``random``, ``greedy``, ``minimax:D``, ``mcts:N``, ``solver``,
+  ``policy:PATH[:SIMS]`` (``policy:auto:64`` is the network shipped for the rules, searching).
+- ``Network.load(path)``: a trained network's logits, value and margin for numpy batches.
+- ``search(roots, evaluator)``: the batched Gumbel search with a ``Network`` or a Python evaluator.
+- ``judge(agent)``: any batched agent scored against perfect play on the solver-labelled sets
+  (``JudgeSet``, ``HeldoutSet``).
 
 The ecosystem classes are plain Python over these, imported on first use so that ``import
 kalaha`` needs only numpy:
@@ -15,22 +20,41 @@ kalaha`` needs only numpy:
 - ``kalaha.KalahVectorEnv`` and ``kalaha.KalahEnv`` (``kalaha.gym``, needs gymnasium);
 - ``kalaha.kalah_v0`` (a PettingZoo AEC environment, needs pettingzoo);
 - ``kalaha.multiagent.KalahMultiAgent`` (a turn-based dict API for multi-agent trainers such as
-  RLlib, no dependency).
+  RLlib, no dependency);
+- ``kalaha.torch.TorchNetwork`` (a trained network as a PyTorch module, needs torch).
 """
 
 from __future__ import annotations
 
 import importlib
 
-from ._kalaha import Bot, Position, Rules, VecEnv, __version__, presets, solve
+from ._kalaha import (
+    Bot,
+    HeldoutSet,
+    JudgeSet,
+    Network,
+    Position,
+    Rules,
+    VecEnv,
+    __version__,
+    presets,
+    search,
+    solve,
+)
+from .research import judge
 
 __all__ = [
     "Bot",
+    "HeldoutSet",
+    "JudgeSet",
+    "Network",
     "Position",
     "Rules",
     "VecEnv",
     "__version__",
     "presets",
+    "judge",
+    "search",
     "solve",
     "KalahEnv",
     "KalahVectorEnv",
@@ -43,6 +67,7 @@ _LAZY = {
     "kalah_v0": ("kalaha.kalah_v0", None),
     "gym": ("kalaha.gym", None),
     "multiagent": ("kalaha.multiagent", None),
+    "torch": ("kalaha.torch", None),
 }
 
 

@@ -16,9 +16,10 @@ use crate::position::{move_to_py, position_from};
 use crate::rules::value_error;
 
 /// A player from its command-line name: `random`, `greedy`, `minimax:D` (alpha-beta, depth D),
-/// `mcts:N` (UCT with N random-rollout simulations) or `solver` (perfect play, random among the
-/// optimal moves). `policy:...` bots need the library's `train` feature (burn), which the Python
-/// build leaves out.
+/// `mcts:N` (UCT with N random-rollout simulations), `solver` (perfect play, random among the
+/// optimal moves), `policy:PATH[:SIMS]` (a trained network alone, or searching SIMS simulations,
+/// with the endgame database at play; `policy:auto:64` is the network shipped for the position's
+/// rules, the `hard` level).
 ///
 /// `seed` drives the bot's tie-breaking and randomness (`None`: from the operating system), so
 /// the same seed and positions give the same moves. `act` releases the GIL while the bot thinks.
@@ -42,16 +43,11 @@ impl PyBot {
     #[new]
     #[pyo3(signature = (spec, seed=None))]
     fn new(spec: &str, seed: Option<u64>) -> PyResult<PyBot> {
-        if spec.trim_start().starts_with("policy:") {
-            return Err(PyValueError::new_err(format!(
-                "bot '{spec}': policy bots need the train feature (burn), which the Python build leaves out; use random, greedy, minimax:D, mcts:N or solver"
-            )));
-        }
         let spec: BotSpec = spec.parse().map_err(value_error)?;
         let rng = game_rng(seed.unwrap_or_else(rand::random), 0);
         Ok(PyBot {
             state: Mutex::new(BotState {
-                ctx: BotContext::new(),
+                ctx: BotContext::with_checkpoint_roots(crate::embedded::checkpoint_roots()),
                 bot: None,
                 rng,
             }),

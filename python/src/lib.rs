@@ -1,6 +1,6 @@
 //! `kalaha._kalaha`: the native half of the `kalaha` Python package.
 //!
-//! A thin binding over the `kalaha` library (built without `train`, so without burn): it converts
+//! A thin binding over the `kalaha` library (with `train`: burn, for the trained networks): it converts
 //! types, releases the GIL around work that takes time, and maps the library's errors to
 //! `ValueError` with the library's own messages. The Gymnasium and PettingZoo classes are plain
 //! Python in `kalaha/` over these types.
@@ -10,12 +10,19 @@
 //! | `Rules` | [`kalaha::rules::Rules`] (presets and every option) |
 //! | `Position` | [`kalaha::rules::Position`]: notation, legal moves, play, the observation encoder |
 //! | `VecEnv` | [`kalaha::env::VecEnv`] on a rayon pool of its own, numpy arrays out |
-//! | `Bot` | [`kalaha::bots::BotSpec`]: random, greedy, minimax:D, mcts:N, solver |
+//! | `Bot` | [`kalaha::bots::BotSpec`]: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS] |
 //! | `solve` | [`kalaha::solver::Solver`]: the exact value of a position and of each move |
+//! | `Network` | [`kalaha::nn::model::Model`]: a trained network's outputs and weights |
+//! | `JudgeSet`, `HeldoutSet` | [`kalaha::train::judge`], [`kalaha::train::heldout`]: solver-labelled sets |
+//! | `search` | [`kalaha::search::search_batch_with`] with a network or a Python evaluator |
 
 mod bots;
+mod embedded;
+mod judge;
+mod network;
 mod position;
 mod rules;
+mod search;
 mod vec_env;
 
 use pyo3::prelude::*;
@@ -27,6 +34,10 @@ fn _kalaha(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::PyPosition>()?;
     m.add_class::<vec_env::PyVecEnv>()?;
     m.add_class::<bots::PyBot>()?;
+    m.add_class::<network::PyNetwork>()?;
+    m.add_class::<judge::PyJudgeSet>()?;
+    m.add_class::<judge::PyHeldoutSet>()?;
+    m.add_function(wrap_pyfunction!(search::search, m)?)?;
     m.add_function(wrap_pyfunction!(bots::solve, m)?)?;
     m.add_function(wrap_pyfunction!(rules::presets, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::bench_env, m)?)?;

@@ -294,7 +294,7 @@ impl PyVecEnv {
     }
 
     /// Every game's current position.
-    fn positions(&self) -> Vec<PyPosition> {
+    pub(crate) fn positions(&self) -> Vec<PyPosition> {
         (0..self.env.games())
             .map(|i| PyPosition {
                 pos: self.env.position(i),

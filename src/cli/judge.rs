@@ -81,16 +81,12 @@ fn heldout_sets(
     seeds: u32,
     quiet: bool,
 ) -> anyhow::Result<Vec<HeldoutSet>> {
-    let dir = crate::solver::default_cache_dir()
-        .context("no cache folder for the held-out sets (set KALAHA_CACHE or HOME)")?;
     if !quiet {
         eprintln!(
-            "kalaha: held-out sets of {n} positions (database of {seeds} seeds, built once into {})",
-            dir.display()
+            "kalaha: held-out sets of {n} positions (database of {seeds} seeds, built once into the solver's cache)"
         );
     }
-    let (db, _) = crate::solver::EndgameOracle::load_or_build(rules, seeds, Some(&dir), None);
-    HeldoutSet::load_or_build_all(rules, n, &db, &dir)
+    HeldoutSet::in_cache(rules, n, seeds)
 }
 
 /// The network a `--network` or `--against` value names (`policy:` prefix optional): its path,

@@ -10,6 +10,7 @@
 //! player to move) and a margin in [-1, 1] (the expected final margin for the player to move,
 //! divided by all seeds).
 
+pub mod export;
 pub mod model;
 
 use burn::nn::transformer::{
@@ -434,6 +435,11 @@ impl NetEvaluator {
             mix: MOVES_MIX,
             evaluated: 0,
         }
+    }
+
+    /// Wraps a network on the CPU (burn's flex backend), as players run it.
+    pub fn cpu(net: Net) -> NetEvaluator {
+        NetEvaluator::new(net, Device::flex())
     }
 
     /// The same evaluator with the move head weighed `mix` in its logits (0: policy alone).

@@ -244,6 +244,16 @@ impl HeldoutSet {
             .collect()
     }
 
+    /// Both kinds of set for `rules` with `n` positions each, labelled by the endgame database of
+    /// `db_seeds` seeds, loaded from or built into the solver's cache folder
+    /// ([`crate::solver::default_cache_dir`]) with the database itself.
+    pub fn in_cache(rules: &Rules, n: usize, db_seeds: u32) -> anyhow::Result<Vec<HeldoutSet>> {
+        let dir = crate::solver::default_cache_dir()
+            .context("no cache folder for the held-out sets (set KALAHA_CACHE or HOME)")?;
+        let (db, _) = EndgameOracle::load_or_build(rules, db_seeds, Some(&dir), None);
+        HeldoutSet::load_or_build_all(rules, n, &db, &dir)
+    }
+
     /// Where the set of `kind` with `n` positions, labelled by a database of `db_seeds`, is cached.
     pub fn cache_path(
         rules: &Rules,

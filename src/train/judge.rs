@@ -497,6 +497,36 @@ impl JudgeSet {
         self.positions.is_empty()
     }
 
+    /// The set's positions, in set order.
+    pub fn positions(&self) -> Vec<Position> {
+        self.positions.iter().map(|p| p.0).collect()
+    }
+
+    /// Positions drawn but left out because the solver could not prove them in time.
+    pub fn unsolved(&self) -> usize {
+        self.unsolved
+    }
+
+    /// An error naming the first of `picks` (one action per position, in set order) that is not a
+    /// legal move of its position, or a count that is not one per position.
+    pub fn check_picks(&self, picks: &[usize]) -> anyhow::Result<()> {
+        if picks.len() != self.positions.len() {
+            bail!(
+                "{} actions for the {} positions of the judge set",
+                picks.len(),
+                self.positions.len()
+            );
+        }
+        for (i, ((pos, _), &a)) in self.positions.iter().zip(picks).enumerate() {
+            let pits = pos.rules().pits();
+            let legal = pos.legal_moves().iter().any(|m| m.action(pits) == a);
+            if !legal {
+                bail!("position {i} ({pos}): action {a} is not a legal move");
+            }
+        }
+        Ok(())
+    }
+
     /// The network's best move (by its policy) in every position, in set order.
     pub fn picks(&self, evaluator: &mut dyn Evaluator) -> Vec<usize> {
         self.picks_with(|positions| greedy_actions(positions, evaluator))

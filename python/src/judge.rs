@@ -1,0 +1,368 @@
+//! `JudgeSet` and `HeldoutSet`: the solver-labelled positions `kalaha judge` scores networks on,
+//! as numpy batches for any agent, and their scores with the command's own figures (JSON text,
+//! which `kalaha.judge` in `kalaha/research.py` turns into the report).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kalaha::rules::{Position, Rules};
+use kalaha::train::heldout::HeldoutSet;
+use kalaha::train::judge::{JUDGE_SEED, JudgeSet, cached_settings};
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::prelude::*;
+
+use crate::network::PyNetwork;
+use crate::position::PyPosition;
+use crate::rules::{PyRules, rules_from, value_error};
+
+/// Observations `[N, 2m + 4]` of `positions` (for the player to move in each).
+fn observations<'py>(
+    py: Python<'py>,
+    positions: &[Position],
+    rules: &Rules,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let d = kalaha::env::obs::obs_dim(rules.pits());
+    let mut v = vec![0.0f32; positions.len() * d];
+    for (p, row) in positions.iter().zip(v.chunks_exact_mut(d)) {
+        kalaha::env::obs::encode(p, row);
+    }
+    PyArray1::from_vec(py, v).reshape([positions.len(), d])
+}
+
+/// Legal-action masks `[N, m + 1]` of `positions`.
+fn masks<'py>(
+    py: Python<'py>,
+    positions: &[Position],
+    rules: &Rules,
+) -> PyResult<Bound<'py, PyArray2<bool>>> {
+    let a = rules.pits() + 1;
+    let mut v = vec![false; positions.len() * a];
+    for (p, row) in positions.iter().zip(v.chunks_exact_mut(a)) {
+        for mv in p.legal_moves().iter() {
+            row[mv.action(rules.pits())] = true;
+        }
+    }
+    PyArray1::from_vec(py, v).reshape([positions.len(), a])
+}
+
+/// `actions` as indexes, each checked to be a legal move of its position.
+fn legal_actions(
+    actions: &PyReadonlyArray1<'_, i64>,
+    positions: &[Position],
+    what: &str,
+) -> PyResult<Vec<usize>> {
+    if actions.len() != positions.len() {
+        return Err(value_error(format!(
+            "{} actions for the {} positions of the {what}",
+            actions.len(),
+            positions.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(positions.len());
+    for (i, (&a, p)) in actions.as_array().iter().zip(positions).enumerate() {
+        let m = p.rules().pits();
+        let legal =
+            usize::try_from(a).is_ok_and(|a| p.legal_moves().iter().any(|mv| mv.action(m) == a));
+        if !legal {
+            return Err(value_error(format!(
+                "{what} position {i} ({p}): action {a} is not a legal move (legal: {:?})",
+                p.legal_moves()
+                    .iter()
+                    .map(|mv| mv.action(m))
+                    .collect::<Vec<_>>()
+            )));
+        }
+        out.push(a as usize);
+    }
+    Ok(out)
+}
+
+/// Folders searched for judge sets: the package's committed sets, then those built here.
+fn judge_dirs() -> PyResult<(Vec<PathBuf>, PathBuf)> {
+    let built = crate::embedded::cache_dir()
+        .map_err(value_error)?
+        .join("judge");
+    let mut dirs = Vec::new();
+    if let Ok(d) = crate::embedded::dir() {
+        dirs.push(d.join("judge"));
+    }
+    dirs.push(built.clone());
+    Ok((dirs, built))
+}
+
+/// A judge set: fixed positions drawn from random/greedy games, `minimax:4` games and endgames,
+/// every move of each solved exactly; the set `kalaha judge` and every training run score on.
+///
+/// `JudgeSet.load(rules)` reads the set shipped with the package (one for each rule set of the
+/// guides) or built before with `build=True`, which solves a new one (minutes for four seeds a pit;
+/// six-seed sets need `time_limit`, e.g. 10 seconds a position).
+#[pyclass(name = "JudgeSet", module = "kalaha._kalaha", frozen)]
+pub struct PyJudgeSet {
+    set: JudgeSet,
+    positions: Vec<Position>,
+    rules: Rules,
+}
+
+#[pymethods]
+impl PyJudgeSet {
+    #[staticmethod]
+    #[pyo3(signature = (rules=None, positions=None, build=false, time_limit=None))]
+    fn load(
+        py: Python<'_>,
+        rules: Option<&Bound<'_, PyAny>>,
+        positions: Option<usize>,
+        build: bool,
+        time_limit: Option<f64>,
+    ) -> PyResult<PyJudgeSet> {
+        let rules = rules_from(rules)?;
+        let (dirs, built) = judge_dirs()?;
+        let found = dirs.iter().find_map(|d| {
+            cached_settings(&rules, d)
+                .filter(|(n, _)| positions.is_none_or(|p| p == *n))
+                .map(|(n, limit)| (d.clone(), n, limit))
+        });
+        let (dir, n, limit) = match found {
+            Some(f) => f,
+            None if build => {
+                let limit = match time_limit {
+                    Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+                    Some(t) => {
+                        return Err(value_error(format!(
+                            "time_limit must be a positive number of seconds, got {t}"
+                        )));
+                    }
+                    None => None,
+                };
+                std::fs::create_dir_all(&built)
+                    .map_err(|e| value_error(format!("cannot create {}: {e}", built.display())))?;
+                (built, positions.unwrap_or(1200), limit)
+            }
+            None => {
+                return Err(value_error(format!(
+                    "no judge set{} for {} is shipped with the package or built in {}: pass build=True to solve one (minutes for four seeds a pit; give six-seed rules time_limit=10)",
+                    positions.map_or(String::new(), |n| format!(" of {n} positions")),
+                    rules.describe(),
+                    built.display()
+                )));
+            }
+        };
+        let set = py
+            .detach(|| JudgeSet::load_or_build(&rules, n, JUDGE_SEED, &dir, limit))
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        Ok(PyJudgeSet {
+            positions: set.positions(),
+            set,
+            rules,
+        })
+    }
+
+    /// The rules of its positions.
+    #[getter]
+    fn rules(&self) -> PyRules {
+        PyRules { rules: self.rules }
+    }
+
+    /// Positions drawn but left out because the solver did not prove them within the set's limit.
+    #[getter]
+    fn unsolved(&self) -> usize {
+        self.set.unsolved()
+    }
+
+    fn __len__(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// The positions, in set order.
+    fn positions(&self) -> Vec<PyPosition> {
+        self.positions
+            .iter()
+            .map(|&pos| PyPosition { pos })
+            .collect()
+    }
+
+    /// Observations `[N, 2m + 4]` (float32), as the environment writes them.
+    fn obs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        observations(py, &self.positions, &self.rules)
+    }
+
+    /// Legal-action masks `[N, m + 1]` (bool).
+    fn mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        masks(py, &self.positions, &self.rules)
+    }
+
+    /// The score of one action per position (int64 `[N]`, each legal), as `kalaha judge --json`
+    /// prints it (JSON text).
+    fn score(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
+        let picks = legal_actions(&actions, &self.positions, "judge set")?;
+        serde_json::to_string(&self.set.score_picks(&picks)).map_err(value_error)
+    }
+
+    /// The positions where `actions` are not optimal, as `kalaha judge --misses` writes them
+    /// (JSON text).
+    fn misses(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
+        let picks = legal_actions(&actions, &self.positions, "judge set")?;
+        serde_json::to_string(&self.set.misses(&picks)).map_err(value_error)
+    }
+
+    /// Two agents' actions compared position by position: `(only_first, only_second,
+    /// p_value)`, the positions only one of them plays optimally and the exact sign test.
+    fn compare(
+        &self,
+        first: PyReadonlyArray1<'_, i64>,
+        second: PyReadonlyArray1<'_, i64>,
+    ) -> PyResult<(usize, usize, f64)> {
+        let a = legal_actions(&first, &self.positions, "judge set")?;
+        let b = legal_actions(&second, &self.positions, "judge set")?;
+        let p = self.set.compare(&a, &b);
+        Ok((p.only_first, p.only_second, p.p_value))
+    }
+
+    /// The moves a shipped network (`kalaha.Network`) picks alone, by the library's own path
+    /// (`kalaha judge --network`'s): int64 `[N]`.
+    fn network_picks<'py>(
+        &self,
+        py: Python<'py>,
+        network: &PyNetwork,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        if network.rules != self.rules {
+            return Err(value_error(format!(
+                "the network plays {}, the judge set is of {}",
+                network.rules.describe(),
+                self.rules.describe()
+            )));
+        }
+        let mut ev = network.evaluator();
+        let picks = py.detach(|| self.set.picks(&mut ev));
+        Ok(PyArray1::from_vec(
+            py,
+            picks.into_iter().map(|a| a as i64).collect(),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "JudgeSet({} positions of {})",
+            self.positions.len(),
+            self.rules.describe()
+        )
+    }
+}
+
+/// A held-out set: 100,000 positions (by default) inside the endgame database, every move
+/// labelled exactly by it, drawn as training draws (`train`) or as the judge set draws (`judge`);
+/// built once (about 20 s each, plus the database the first time) into the solver's cache.
+#[pyclass(name = "HeldoutSet", module = "kalaha._kalaha", frozen)]
+pub struct PyHeldoutSet {
+    set: HeldoutSet,
+    rules: Rules,
+}
+
+#[pymethods]
+impl PyHeldoutSet {
+    /// Both held-out sets of `rules` (`train`, then `judge`), loaded or built.
+    #[staticmethod]
+    #[pyo3(signature = (rules=None, positions=100_000, db_seeds=18))]
+    fn load_all(
+        py: Python<'_>,
+        rules: Option<&Bound<'_, PyAny>>,
+        positions: usize,
+        db_seeds: u32,
+    ) -> PyResult<Vec<PyHeldoutSet>> {
+        let rules = rules_from(rules)?;
+        if !(100..=1_000_000).contains(&positions) || !(1..=30).contains(&db_seeds) {
+            return Err(value_error(format!(
+                "held-out sets take 100 to 1,000,000 positions and a database of 1 to 30 seeds, not {positions} and {db_seeds}"
+            )));
+        }
+        let sets = py
+            .detach(|| HeldoutSet::in_cache(&rules, positions, db_seeds))
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        Ok(sets
+            .into_iter()
+            .map(|set| PyHeldoutSet { set, rules })
+            .collect())
+    }
+
+    /// `train` or `judge`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.set.kind().name()
+    }
+
+    fn __len__(&self) -> usize {
+        self.set.len()
+    }
+
+    /// The positions, in set order.
+    fn positions(&self) -> Vec<PyPosition> {
+        self.set
+            .positions()
+            .iter()
+            .map(|&pos| PyPosition { pos })
+            .collect()
+    }
+
+    /// Observations `[N, 2m + 4]` (float32).
+    fn obs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        observations(py, self.set.positions(), &self.rules)
+    }
+
+    /// Legal-action masks `[N, m + 1]` (bool).
+    fn mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        masks(py, self.set.positions(), &self.rules)
+    }
+
+    /// The score of an agent's logits `[N, m + 1]` (float32; illegal actions are masked here):
+    /// optimal rate, KL(target ‖ policy), set loss, seeds lost, by bands (JSON text).
+    fn score_logits(&self, logits: PyReadonlyArray2<'_, f32>) -> PyResult<String> {
+        let a = self.rules.pits() + 1;
+        if logits.shape() != [self.set.len(), a] {
+            return Err(value_error(format!(
+                "logits of shape {:?} for {} positions of {a} actions",
+                logits.shape(),
+                self.set.len()
+            )));
+        }
+        let flat: Vec<f32> = logits.as_array().iter().copied().collect();
+        let score = self
+            .set
+            .score(&flat, a)
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        serde_json::to_string(&score).map_err(value_error)
+    }
+
+    /// The score of one action per position (int64 `[N]`, each legal): optimal rate and seeds
+    /// lost; `kl` and `set_loss` are null (an action is not a distribution).
+    fn score_actions(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
+        let picks = legal_actions(&actions, self.set.positions(), "held-out set")?;
+        let a = self.rules.pits() + 1;
+        let mut flat = vec![f32::NEG_INFINITY; picks.len() * a];
+        for (row, &p) in flat.chunks_exact_mut(a).zip(&picks) {
+            row[p] = 0.0;
+        }
+        let score = self
+            .set
+            .score(&flat, a)
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        let mut v = serde_json::to_value(&score).map_err(value_error)?;
+        v["kl"] = serde_json::Value::Null;
+        v["set_loss"] = serde_json::Value::Null;
+        if let Some(bands) = v["bands"].as_array_mut() {
+            for b in bands {
+                b["kl"] = serde_json::Value::Null;
+            }
+        }
+        Ok(v.to_string())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "HeldoutSet({}: {} positions of {})",
+            self.kind(),
+            self.set.len(),
+            self.rules.describe()
+        )
+    }
+}
