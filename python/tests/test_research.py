@@ -1,0 +1,204 @@
+"""The research API: the trained networks, judging any agent, the batched search, PyTorch."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kalaha
+
+
+@pytest.fixture(scope="module")
+def net():
+    return kalaha.Network.load("auto")
+
+
+@pytest.fixture(scope="module")
+def judge_set():
+    return kalaha.JudgeSet.load()
+
+
+def test_shipped_network_loads_for_every_preset():
+    for preset in ["international", "swedish", "danish", "norwegian", "children"]:
+        n = kalaha.Network.load("auto", preset)
+        assert n.rules == kalaha.Rules(preset)
+    pie = kalaha.Network.load("auto", kalaha.Rules(pie=True))
+    assert pie.rules.pie
+    with pytest.raises(ValueError, match="no network was trained for Kalah\\(3,2\\)"):
+        kalaha.Network.load("auto", kalaha.Rules(pits=3, seeds=2))
+    with pytest.raises(ValueError, match="nowhere"):
+        kalaha.Network.load("/nowhere")
+
+
+def test_network_outputs_and_errors(net, judge_set):
+    assert (net.obs_dim, net.action_count, net.input, net.block) == (16, 7, "onehot", "plain")
+    obs, mask = judge_set.obs(), judge_set.mask()
+    out = net.forward(obs[:10])
+    assert out["logits"].shape == (10, 7) and out["value"].shape == (10,)
+    assert np.all(np.abs(out["value"]) <= 1) and np.all(np.abs(out["margin"]) <= 1)
+    assert out["lost"].shape == (10, 7)
+    # Observations or positions: the same floats.
+    by_pos = net.forward(judge_set.positions()[:10])
+    assert np.array_equal(by_pos["logits"], out["logits"])
+    # As an agent: illegal actions at -inf.
+    logits = net(obs[:10], mask[:10])
+    assert np.all(np.isneginf(logits[~mask[:10]])) and np.all(np.isfinite(logits[mask[:10]]))
+    bad = obs[:2].copy()
+    bad[0, 3] = 0.1
+    with pytest.raises(ValueError, match="row 0: observation entry 3 is 0.1"):
+        net.forward(bad)
+    with pytest.raises(ValueError, match="has 16 floats, not 15"):
+        net.forward(obs[:2, :15])
+    with pytest.raises(ValueError, match="played under|position of"):
+        net.forward([kalaha.Position.start("swedish")])
+
+
+def test_policy_bots_play_from_python():
+    pos = kalaha.Position.start()
+    move = kalaha.Bot("policy:auto:64", seed=1).act(pos)
+    assert move in pos.legal_moves()
+    assert kalaha.Bot("policy:auto", seed=1).act(pos) in pos.legal_moves()
+    # The endgame database answers exactly: inside it every move is optimal.
+    inside = [p for p in kalaha.JudgeSet.load().positions() if sum(p.pits("s")) + sum(p.pits("n")) <= 18]
+    bot = kalaha.Bot("policy:auto", seed=0)
+    for p in inside[:30]:
+        value, moves = kalaha.solve(p)
+        assert moves[bot.act(p)] == value, str(p)
+    trained = kalaha.Network.load("auto").path
+    with pytest.raises(ValueError, match="was trained for"):
+        kalaha.Bot(f"policy:{trained}").act(kalaha.Position.start("swedish"))
+
+
+def test_judge_a_network_gives_the_commands_figures(net, judge_set):
+    """`kalaha.judge(Network)` plays the moves `kalaha judge --network` plays, and scores them
+    with the same code: the library's own picks give the same report."""
+    report = kalaha.judge(net)
+    rust_picks = judge_set.network_picks(net)
+    assert report == json.loads(judge_set.score(rust_picks))
+    assert report["positions"] == 1200 and report["unsolved"] == 0
+    assert 0.85 < report["optimal_rate"] < 1.0
+    assert report["inside_db"]["positions"] + report["outside_db"]["positions"] == 1200
+    # Misses are the positions it gets wrong, each losing seeds.
+    with_misses = kalaha.judge(net, misses=True)
+    wrong = round((1 - report["optimal_rate"]) * 1200)
+    assert len(with_misses["misses"]) == wrong
+    assert all(m["chosen"][1] < m["value"] for m in with_misses["misses"])
+
+
+def test_judge_any_agent_by_actions_or_logits(judge_set):
+    mask = judge_set.mask()
+    first_legal = lambda obs, m: np.argmax(m, axis=1)  # noqa: E731
+    r = kalaha.judge(first_legal)
+    assert 0.0 < r["optimal_rate"] < 0.8
+    # Logits that prefer the first legal action are the same agent.
+    as_logits = lambda obs, m: -np.arange(m.shape[1], dtype=np.float32)[None, :].repeat(len(m), 0)  # noqa: E731
+    assert kalaha.judge(as_logits) == r
+    # Bots are agents too (asked position by position): greedy beats the first legal move.
+    greedy = kalaha.judge(kalaha.Bot("greedy", seed=0))
+    assert r["optimal_rate"] < greedy["optimal_rate"] < 0.9
+    # An illegal action is an error naming the position, never scored.
+    # An illegal action (swap, without the pie rule) is an error naming the position, never scored.
+    with pytest.raises(ValueError, match="position 0 .*action 6 is not a legal move"):
+        kalaha.judge(lambda obs, m: np.full(len(m), 6))
+    with pytest.raises(ValueError, match="expected actions"):
+        kalaha.judge(lambda obs, m: np.zeros((len(m), 3)))
+    assert mask.shape == (1200, 7)
+
+
+def test_judge_sets_for_other_rules_and_missing_ones():
+    js = kalaha.JudgeSet.load("swedish")
+    assert len(js) == 600 and js.obs().shape == (600, 16)
+    with pytest.raises(ValueError, match="no judge set .* build=True"):
+        kalaha.JudgeSet.load(kalaha.Rules(pits=4, seeds=2))
+    small = kalaha.Rules(pits=3, seeds=2)
+    js = kalaha.JudgeSet.load(small, positions=20, build=True)
+    assert len(js) + js.unsolved == 20
+    r = kalaha.judge(kalaha.Bot("solver", seed=0), small, positions=20)
+    assert r["optimal_rate"] == 1.0
+
+
+def test_heldout_sets_score_logits_and_actions(net):
+    sets = kalaha.HeldoutSet.load_all(positions=2000)
+    assert [s.kind for s in sets] == ["train", "judge"] and all(len(s) == 2000 for s in sets)
+    r = kalaha.judge(net, heldout=True, heldout_positions=2000)
+    assert [h["set"] for h in r["heldout"]] == ["train", "judge"]
+    assert all(h["kl"] is not None and h["kl"] > 0 for h in r["heldout"])
+    # By actions: the same optimal rate, no KL.
+    acts = kalaha.judge(lambda o, m: kalaha.research.pick(net(o, m), m), heldout=True, heldout_positions=2000)
+    for a, b in zip(acts["heldout"], r["heldout"]):
+        assert a["optimal_rate"] == b["optimal_rate"] and a["kl"] is None
+
+
+def test_search_python_evaluator_matches_the_native_network(net, judge_set):
+    roots = judge_set.positions()[:64]
+
+    def evaluator(obs):
+        d = net.forward(obs)
+        return d["logits"], d["value"], d["margin"]
+
+    cfg = dict(simulations=32, temperature=1.0, seed=7)
+    native = kalaha.search(roots, net, **cfg)
+    # The network's own settings, given explicitly to the Python evaluator.
+    search = net.card["config"]["search"]
+    py = kalaha.search(roots, evaluator, c_scale=search["c_scale"], c_visit=search["c_visit"], margin_weight=search["margin_weight"], **cfg)
+    for k in ["action", "policy", "value", "visits"]:
+        assert np.array_equal(native[k], py[k]), k
+    assert native["evaluations"] == py["evaluations"] > 64
+    assert np.allclose(native["policy"].sum(axis=1), 1.0, atol=1e-5)
+    legal = judge_set.mask()[:64]
+    assert np.all(native["visits"][~legal] == 0) and np.all(np.isnan(native["q"][~legal]))
+    # The endgame database answers leaves: fewer evaluations.
+    db = kalaha.search(roots, net, simulations=32, endgame_db=True)
+    assert db["evaluations"] < kalaha.search(roots, net, simulations=32)["evaluations"]
+
+
+def test_search_on_a_vec_env_and_errors(net):
+    env = kalaha.VecEnv(16, seed=3, threads=1)
+    env.reset(seed=3)
+    out = kalaha.search(env, lambda obs: (np.zeros((len(obs), 7), np.float32), np.zeros(len(obs), np.float32)), simulations=8)
+    assert out["action"].shape == (16,) and np.all(env.mask()[np.arange(16), out["action"]])
+    with pytest.raises(ValueError, match="returned 1 arrays|must return"):
+        kalaha.search(env, lambda obs: (np.zeros((len(obs), 7)),), simulations=4)
+    with pytest.raises(ValueError, match="logits have shape"):
+        kalaha.search(env, lambda obs: (np.zeros((len(obs), 5)), np.zeros(len(obs))), simulations=4)
+    with pytest.raises(ZeroDivisionError):
+        kalaha.search(env, lambda obs: 1 / 0, simulations=4)
+    with pytest.raises(ValueError, match="finished game"):
+        kalaha.search([kalaha.Position("0,0,0,0,0,0,24/0,0,0,0,0,0,24 s")], net)
+    with pytest.raises(ValueError, match="network plays"):
+        kalaha.search([kalaha.Position.start("swedish")], net)
+
+
+def test_torch_export_matches_the_rust_network(net, judge_set, tmp_path):
+    torch = pytest.importorskip("torch")
+    from kalaha.torch import TorchNetwork, export
+
+    obs = judge_set.obs()
+    want = net.forward(obs)
+    for module in [TorchNetwork.from_network(net), TorchNetwork.load(export(net, tmp_path / "k64.npz"))]:
+        with torch.no_grad():
+            logits, value, margin = module(torch.from_numpy(obs))
+            lost = module.lost(torch.from_numpy(obs))
+        assert np.allclose(logits.numpy(), want["logits"], rtol=1e-5, atol=1e-5)
+        assert np.allclose(value.numpy(), want["value"], rtol=1e-5, atol=1e-5)
+        assert np.allclose(margin.numpy(), want["margin"], rtol=1e-5, atol=1e-5)
+        assert np.allclose(lost.numpy(), want["lost"], rtol=1e-5, atol=1e-5)
+    # Judged through PyTorch: the same moves (no logit within float noise of another here).
+    module = TorchNetwork.from_network(net)
+    agent = lambda o, m: module(torch.from_numpy(o))[0].detach().numpy()  # noqa: E731
+    assert kalaha.judge(agent)["optimal_rate"] == kalaha.judge(net)["optimal_rate"]
+
+
+def test_policy_auto_from_another_folder(tmp_path):
+    """The shipped networks are found wherever Python runs (the floor's one-liner)."""
+    code = "import kalaha; print(kalaha.Bot('policy:auto:64').act(kalaha.Position.start()))"
+    env = {"KALAHA_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) in range(1, 7)
+    # The package's own networks and judge sets were written to the cache, to be found anywhere.
+    shipped = list((tmp_path / "cache").glob("python-*/networks/kalah64/meta.json"))
+    assert len(shipped) == 1
+    assert list((tmp_path / "cache").glob("python-*/judge/judge2-6x4-*.json"))
