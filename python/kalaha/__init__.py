@@ -12,7 +12,8 @@ environment, the exact solver and the bots:
 - ``Network.load(path)``: a trained network's logits, value and margin for numpy batches.
 - ``search(roots, evaluator)``: the batched Gumbel search with a ``Network`` or a Python evaluator.
 - ``judge(agent)``: any batched agent scored against perfect play on the solver-labelled sets
-  (``JudgeSet``, ``HeldoutSet``).
+  (``JudgeSet``, ``HeldoutSet``); ``evaluate(agent, opponents)``: the arena's gauntlet with Elo
+  and the solver's judgement of every move.
 
 The ecosystem classes are plain Python over these, imported on first use so that ``import
 kalaha`` needs only numpy:
@@ -41,7 +42,7 @@ from ._kalaha import (
     search,
     solve,
 )
-from .research import judge
+from .research import evaluate, judge
 
 __all__ = [
     "Bot",
@@ -53,6 +54,7 @@ __all__ = [
     "VecEnv",
     "__version__",
     "presets",
+    "evaluate",
     "judge",
     "search",
     "solve",

@@ -1,4 +1,4 @@
-"""Judging any agent against perfect play: ``kalaha.judge``.
+"""Judging any agent against perfect play (``kalaha.judge``) and in games (``kalaha.evaluate``).
 
 An *agent* is a batched callable ``agent(obs, mask)``: observations float32 ``[B, 2m + 4]`` (as
 ``VecEnv.obs()`` writes them) and legal-action masks bool ``[B, m + 1]`` in, and either actions
@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ._kalaha import Bot, HeldoutSet, JudgeSet, Network
+from ._kalaha import evaluate as _evaluate
 
 Agent = Callable[[np.ndarray, np.ndarray], Any]
 
@@ -120,3 +121,40 @@ def summary(report: dict) -> str:
             f"{pct(h['std_err']):.2f}{kl}, {h['mean_loss']:.3f} seeds lost a move"
         )
     return "\n".join(lines)
+
+
+def evaluate(
+    agent,
+    opponents=("random", "greedy", "minimax:4"),
+    *,
+    rules=None,
+    games: int = 20,
+    opening_moves: int = 4,
+    seed: int = 0,
+    judge: bool = True,
+    name: str = "agent",
+    anchor: Optional[str] = None,
+    judge_memory: int = 1024,
+    output=None,
+) -> dict:
+    """The arena's gauntlet, as ``kalaha eval --player AGENT --opponents ... --json`` reports it:
+    ``agent`` against each of ``opponents`` (bot specs: ``random``, ``greedy``, ``minimax:D``,
+    ``mcts:N``, ``solver``, ``policy:PATH[:SIMS]``), ``games`` games a pairing from random
+    openings of ``opening_moves`` moves, each opening played from both seats.
+
+    ``agent`` is a batched callable as for ``judge`` (asked one position at a time here), a
+    ``kalaha.Bot`` or a bot spec. Returns a dict: ``ratings`` (Elo with 95% intervals, ``anchor``
+    at 0), ``pairings`` (wins, draws, losses, seed margins), and with ``judge=True`` ``judge``:
+    the solver's verdict on every move the agent made (optimal share by phase, seeds lost, the
+    games whose result it changed). ``output`` writes ``report.json``, ``report.md`` and
+    ``ratings.svg`` to that folder. An exception in the agent stops the evaluation and is raised;
+    Ctrl-C stops it too.
+    """
+    if rules is None and isinstance(agent, Network):
+        rules = agent.rules
+    text = _evaluate(
+        agent, list(opponents), rules=rules, games=games, opening_moves=opening_moves, seed=seed,
+        judge=judge, name=name, anchor=anchor, judge_memory=judge_memory,
+        output=None if output is None else str(output),
+    )
+    return json.loads(text)

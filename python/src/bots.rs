@@ -107,6 +107,11 @@ impl PyBot {
 }
 
 impl PyBot {
+    /// The bot's spec.
+    pub fn spec_parsed(&self) -> &BotSpec {
+        &self.spec
+    }
+
     fn choose(&self, py: Python<'_>, pos: &Position) -> PyResult<kalaha::rules::Move> {
         if pos.is_over() {
             return Err(PyValueError::new_err(format!(

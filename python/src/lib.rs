@@ -14,10 +14,12 @@
 //! | `solve` | [`kalaha::solver::Solver`]: the exact value of a position and of each move |
 //! | `Network` | [`kalaha::nn::model::Model`]: a trained network's outputs and weights |
 //! | `JudgeSet`, `HeldoutSet` | [`kalaha::train::judge`], [`kalaha::train::heldout`]: solver-labelled sets |
+//! | `evaluate` | [`kalaha::eval::run`] with a Python agent as [`kalaha::bots::Player::external`] |
 //! | `search` | [`kalaha::search::search_batch_with`] with a network or a Python evaluator |
 
 mod bots;
 mod embedded;
+mod evaluate;
 mod judge;
 mod network;
 mod position;
@@ -38,6 +40,7 @@ fn _kalaha(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<judge::PyJudgeSet>()?;
     m.add_class::<judge::PyHeldoutSet>()?;
     m.add_function(wrap_pyfunction!(search::search, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(bots::solve, m)?)?;
     m.add_function(wrap_pyfunction!(rules::presets, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::bench_env, m)?)?;

@@ -202,3 +202,39 @@ def test_policy_auto_from_another_folder(tmp_path):
     shipped = list((tmp_path / "cache").glob("python-*/networks/kalah64/meta.json"))
     assert len(shipped) == 1
     assert list((tmp_path / "cache").glob("python-*/judge/judge2-6x4-*.json"))
+
+
+def test_evaluate_a_python_agent_plays_as_the_rust_bot(net):
+    """The network as a Python agent plays the games `policy:PATH:db=off` (the same network in
+    Rust, its best legal logit) plays: the same results, game for game."""
+    kw = dict(games=6, opening_moves=4, seed=3, judge=False)
+    py = kalaha.evaluate(net, ["greedy"], **kw)
+    rust = kalaha.evaluate(f"policy:{net.path}:db=off", ["greedy"], **kw)
+    assert py["players"] == ["agent", "greedy"]
+    strip = lambda p: {k: v for k, v in p.items() if k not in ("a",)}  # noqa: E731
+    assert [strip(p) for p in py["pairings"]] == [strip(p) for p in rust["pairings"]]
+    assert py["games_played"] == 6 and not py["interrupted"]
+
+
+def test_evaluate_judges_every_move_and_reports_errors():
+    small = kalaha.Rules(pits=3, seeds=2)
+
+    def perfect(obs, mask):
+        # Rebuild the position from the observation and ask the solver: a perfect agent.
+        c = np.rint(obs[0] * small.total_seeds).astype(int)
+        pos = kalaha.Position(f"{','.join(map(str, c[:3]))},{c[6]}/{','.join(map(str, c[3:6]))},{c[7]} s", small)
+        value, moves = kalaha.solve(pos, db_seeds=0)
+        return np.array([[moves.get(a + 1, -99) for a in range(4)]], np.float32)
+
+    r = kalaha.evaluate(perfect, ["random"], rules=small, games=4, opening_moves=2, seed=1)
+    assert r["judge"]["all"]["optimal_rate"] == 1.0 and r["judge"]["all"]["moves"] > 0
+    with pytest.raises(ZeroDivisionError):
+        kalaha.evaluate(lambda o, m: 1 / 0, ["random"], rules=small, games=2)
+    with pytest.raises(ValueError, match="not a legal move"):
+        kalaha.evaluate(lambda o, m: np.array([3]), ["random"], rules=small, games=2)
+    with pytest.raises(ValueError, match="unknown bot"):
+        kalaha.evaluate(net_free_agent, ["nobody"], rules=small)
+
+
+def net_free_agent(obs, mask):
+    return np.argmax(mask, axis=1)

@@ -31,7 +31,7 @@ pub use greedy::Greedy;
 pub use matches::{MatchConfig, MatchSummary, game_rng, play_game, run_match, run_match_until};
 pub use mcts::Mcts;
 pub use minimax::Minimax;
-pub use player::{BotContext, Player};
+pub use player::{BotContext, BotFactory, Player};
 pub use solver::{BOT_MEMORY_MB, SolverBot, bot_solver_config};
 pub use view::{BotView, MoveView, NetworkView};
 
@@ -94,6 +94,9 @@ pub enum BotSpec {
     Mcts(u32),
     /// `solver`: perfect play, random among the equally optimal moves.
     Solver,
+    /// A bot supplied by the program that embeds the library (e.g. a Python agent), under this
+    /// name; never parsed from text. Played through [`Player::external`].
+    External(String),
     /// `policy:PATH` (the network's best move) or `policy:PATH:SIMS` (with search): a trained
     /// checkpoint, loaded and checked by [`BotContext::prepare`]. Positions the endgame database
     /// covers are answered exactly (a move of the best exact value, the network's choice among
@@ -269,6 +272,7 @@ impl fmt::Display for BotSpec {
             BotSpec::Solver => f.write_str("solver"),
             BotSpec::Minimax(d) => write!(f, "minimax:{d}"),
             BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
+            BotSpec::External(name) => f.write_str(name),
             #[cfg(feature = "train")]
             BotSpec::Policy {
                 path,

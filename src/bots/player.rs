@@ -75,6 +75,9 @@ impl BotContext {
             BotSpec::Minimax(d) => Kind::Minimax(*d),
             BotSpec::Mcts(n) => Kind::Mcts(*n),
             BotSpec::Solver => Kind::Solver(self.solver(rules)?),
+            BotSpec::External(name) => anyhow::bail!(
+                "bot '{name}' is supplied by the program that runs it, not prepared from its name"
+            ),
             #[cfg(feature = "train")]
             BotSpec::Policy {
                 path,
@@ -173,9 +176,14 @@ impl BotContext {
     }
 }
 
+/// Makes a fresh external bot for each game.
+pub type BotFactory = Arc<dyn Fn() -> Box<dyn Bot> + Send + Sync>;
+
 /// A bot's parameters with what it loaded.
 #[derive(Clone)]
 enum Kind {
+    /// A bot supplied by the embedding program.
+    External(BotFactory),
     Random,
     Greedy,
     Minimax(u32),
@@ -231,9 +239,20 @@ impl Player {
         }
     }
 
+    /// A player the embedding program supplies (a Python agent, say): `make` gives a fresh bot
+    /// for each game; it plays as [`BotSpec::External`] of `name`.
+    pub fn external(name: &str, rules: &Rules, make: BotFactory) -> Player {
+        Player {
+            spec: BotSpec::External(name.to_string()),
+            rules: *rules,
+            kind: Kind::External(make),
+        }
+    }
+
     /// A fresh bot for one game.
     pub fn build(&self) -> Box<dyn Bot> {
         match &self.kind {
+            Kind::External(make) => make(),
             Kind::Random => Box::new(RandomBot),
             Kind::Greedy => Box::new(Greedy),
             Kind::Minimax(d) => Box::new(Minimax::new(*d)),

@@ -103,6 +103,7 @@ fn request(a: EvalArgs) -> anyhow::Result<Request> {
         output: a.name.map(|n| a.experiments.join(n)),
         run: a.run,
         command: command_line(),
+        external: Vec::new(),
     })
 }
 

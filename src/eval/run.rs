@@ -45,6 +45,9 @@ pub struct Request {
     pub run: Option<PathBuf>,
     /// The command line that asked for it, recorded in the report.
     pub command: String,
+    /// Players the caller supplies ([`Player::external`]), each named in `players` as its
+    /// [`BotSpec::External`].
+    pub external: Vec<Player>,
 }
 
 /// What an evaluation reports as it goes; every method may be left as it is (no report).
@@ -187,7 +190,20 @@ fn judge_player(
 pub fn run(req: &Request, progress: &dyn Progress, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let roles = check(req)?;
     let sidecar = req.run.as_deref().map(report::find_sidecar).transpose()?;
-    let players: Vec<Player> = BotContext::new().prepare_all(&req.players, &req.rules)?;
+    let mut ctx = BotContext::new();
+    let players: Vec<Player> = req
+        .players
+        .iter()
+        .map(|spec| match spec {
+            BotSpec::External(_) => req
+                .external
+                .iter()
+                .find(|p| p.spec() == spec)
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("player {spec} was named but not supplied")),
+            _ => ctx.prepare(spec, &req.rules),
+        })
+        .collect::<anyhow::Result<_>>()?;
     let (set, starts) = openings(req, (req.games / 2) as usize)?;
     let arena = Arena {
         players,
