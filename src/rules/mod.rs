@@ -1,6 +1,4 @@
-//! The rules of Kalah(m,n): options, positions, moves, notation, game records and perft.
-//!
-//! Std only; every other layer builds on this one.
+#![doc = include_str!("RULES.md")]
 
 mod game;
 mod notation;
