@@ -63,6 +63,20 @@ def greedy_policy_action(module, obs: dict) -> int:
     return int(np.argmax(logits))
 
 
+def judged(module, rules) -> dict:
+    """The policy's share of solver-optimal moves on the judge set of ``rules`` (``kalaha.judge``)."""
+    import torch
+
+    def agent(obs, mask):
+        batch = {"obs": {"observations": torch.as_tensor(obs), "action_mask": torch.as_tensor(mask.astype(np.float32))}}
+        with torch.no_grad():
+            return module.forward_inference(batch)["action_dist_inputs"].numpy()
+
+    r = kalaha.judge(agent, rules)
+    return {k: r[k] for k in ("optimal_rate", "std_err", "mean_loss")} | {
+        "inside_db": r["inside_db"]["optimal_rate"], "outside_db": r["outside_db"]["optimal_rate"]}
+
+
 def evaluate(module, rules, opponent: str, games: int, seed: int) -> dict:
     """Score of the policy against a bot over ``games`` games from each seat."""
     wins = draws = losses = 0
@@ -152,10 +166,12 @@ def main() -> None:
         line = {"iteration": iteration, "minutes": round((time.time() - started) / 60, 2), "env_steps": steps}
         for opp in ("random", "greedy"):
             line[opp] = evaluate(module, args.rules, opp, args.eval_games, seed=1000 + iteration)
+        line["judge"] = judged(module, args.rules)
         curve.write(json.dumps(line) + "\n")
         curve.flush()
         print(f"iter {iteration:3d} {line['minutes']:5.2f} min {steps:8d} steps  "
-              f"vs random {line['random']['score']:.2f}  vs greedy {line['greedy']['score']:.2f}", flush=True)
+              f"vs random {line['random']['score']:.2f}  vs greedy {line['greedy']['score']:.2f}  "
+              f"solver-optimal {100 * line['judge']['optimal_rate']:.1f}%", flush=True)
         return line
 
     first_eval = eval_line(0, 0)
