@@ -266,8 +266,8 @@ pub struct Rows {
 mod tests {
     use super::*;
     use crate::rules::{Position, Rules};
-    use rand::SeedableRng;
     use rand::rngs::SmallRng;
+    use rand::{RngExt, SeedableRng};
 
     /// Positions of random games under `rules`, every ply of each.
     fn positions(rules: &Rules, games: u64) -> Vec<Position> {
@@ -277,7 +277,8 @@ mod tests {
             let mut pos = Position::start(rules);
             while !pos.is_over() {
                 out.push(pos);
-                let mv = crate::bots::random_move(&pos, &mut rng);
+                let moves: Vec<crate::rules::Move> = pos.legal_moves().iter().collect();
+                let mv = moves[rng.random_range(0..moves.len())];
                 pos = pos.after(mv).expect("a legal move").0;
             }
         }
