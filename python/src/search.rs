@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use kalaha::rules::{Position, RulesSpec};
-use kalaha::search::{Evaluator, Oracle, SearchConfig, search_batch_with};
+use kalaha::search::{Evaluator, Oracle, SearchConfig, UniformEvaluator, search_batch_with};
 use kalaha::solver::EndgameOracle;
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -103,27 +103,18 @@ impl Evaluator for PyEvaluator {
         values: &mut Vec<f32>,
         margins: &mut Vec<f32>,
     ) {
-        logits.clear();
-        values.clear();
-        margins.clear();
-        if positions.is_empty() {
-            return;
-        }
-        if self.error.is_none() {
-            self.evaluated += positions.len() as u64;
-            if let Err(e) = self.call(positions, logits, values, margins) {
-                self.error = Some(e);
-            }
-        }
-        if self.error.is_some() {
+        if self.error.is_none() && !positions.is_empty() {
             logits.clear();
             values.clear();
             margins.clear();
-            let a = positions[0].rules().pits() + 1;
-            logits.resize(positions.len() * a, 0.0);
-            values.resize(positions.len(), 0.0);
-            margins.resize(positions.len(), 0.0);
+            self.evaluated += positions.len() as u64;
+            match self.call(positions, logits, values, margins) {
+                Ok(()) => return,
+                Err(e) => self.error = Some(e),
+            }
         }
+        // After an error (or for no positions): a uniform policy, without calling Python again.
+        UniformEvaluator.evaluate(positions, logits, values, margins);
     }
 }
 
