@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rules::{Move, Position, Side};
 
-/// Most actions a position can have: 12 pits (see [`crate::rules::MAX_PITS`]) and the pie answer.
+/// Most actions a position can have: [`crate::rules::MAX_PITS`] pits and the pie answer.
 pub const MAX_ACTIONS: usize = crate::rules::MAX_PITS as usize + 1;
 
 /// Scores a batch of positions that are not over, for the player to move in each.
@@ -525,10 +525,50 @@ impl Tree {
     }
 }
 
+/// The seed of root `i`'s noise in a batch searched with `seed`: root 0 gets `seed` itself, so a
+/// root searched alone with `tree_seed(seed, i)` draws the same noise as root `i` of the batch.
+fn tree_seed(seed: u64, i: usize) -> u64 {
+    seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Calls the evaluator, checks that it answered every position, and turns its values into the
+/// search's utilities (left in `values`).
+fn evaluate(
+    evaluator: &mut dyn Evaluator,
+    positions: &[Position],
+    cfg: &SearchConfig,
+    logits: &mut Vec<f32>,
+    values: &mut Vec<f32>,
+    margins: &mut Vec<f32>,
+) {
+    evaluator.evaluate(positions, logits, values, margins);
+    let n = positions.len();
+    let actions = positions[0].rules().pits() + 1;
+    assert!(
+        logits.len() == n * actions && values.len() == n && margins.len() == n,
+        "search_batch: the evaluator gave {} logits, {} values and {} margins for {n} positions \
+         of {actions} actions",
+        logits.len(),
+        values.len(),
+        margins.len()
+    );
+    for (v, &m) in values.iter_mut().zip(margins.iter()) {
+        *v = cfg.utility(*v, m);
+    }
+}
+
 /// Searches every root (none may be over) and returns a move and an improved policy for each.
 ///
 /// `temperatures[i]` scales the Gumbel noise of root `i`: 0 searches greedily, 1 samples as
-/// Gumbel AlphaZero does. `seed` makes the noise reproducible.
+/// Gumbel AlphaZero does. `seed` makes the noise reproducible: root `i` draws its noise from its
+/// own stream, so its result does not depend on the other roots of the batch. A root with one
+/// legal move is not searched: it spends no simulations and its visits are all zero.
+///
+/// # Panics
+///
+/// If `roots` and `temperatures` differ in length, if a root is over, if the roots do not all
+/// have the same number of pits, or if the evaluator does not give `pits + 1` logits and one value
+/// and one margin per position. These are the caller's mistakes.
 pub fn search_batch(
     roots: &[Position],
     temperatures: &[f32],
@@ -541,6 +581,10 @@ pub fn search_batch(
 
 /// [`search_batch`] with an [`Oracle`]: positions it answers are solved leaves (exact Q, no
 /// evaluator call).
+///
+/// # Panics
+///
+/// As [`search_batch`].
 pub fn search_batch_with(
     roots: &[Position],
     temperatures: &[f32],
@@ -549,22 +593,43 @@ pub fn search_batch_with(
     oracle: Option<&dyn Oracle>,
     seed: u64,
 ) -> Vec<SearchResult> {
-    if roots.is_empty() {
+    assert_eq!(
+        roots.len(),
+        temperatures.len(),
+        "search_batch: {} roots but {} temperatures",
+        roots.len(),
+        temperatures.len()
+    );
+    let Some(first) = roots.first() else {
         return Vec::new();
+    };
+    let pits = first.rules().pits();
+    for (i, p) in roots.iter().enumerate() {
+        assert!(!p.is_over(), "search_batch: root {i} is over: {p:?}");
+        assert_eq!(
+            p.rules().pits(),
+            pits,
+            "search_batch: root {i} has {} pits a side, root 0 has {pits}",
+            p.rules().pits()
+        );
     }
-    let actions = roots[0].rules().pits() + 1;
+    let actions = pits + 1;
     let mut trees: Vec<Tree> = roots
         .iter()
         .enumerate()
-        .map(|(i, &p)| Tree::new(p, seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        .map(|(i, &p)| Tree::new(p, tree_seed(seed, i)))
         .collect();
     let mut logits = Vec::new();
     let mut values = Vec::new();
     let mut margins = Vec::new();
-    evaluator.evaluate(roots, &mut logits, &mut values, &mut margins);
-    for (v, &m) in values.iter_mut().zip(&margins) {
-        *v = cfg.utility(*v, m);
-    }
+    evaluate(
+        evaluator,
+        roots,
+        cfg,
+        &mut logits,
+        &mut values,
+        &mut margins,
+    );
     trees
         .par_iter_mut()
         .zip(temperatures.par_iter())
@@ -598,10 +663,14 @@ pub fn search_batch_with(
         if leaves.is_empty() {
             continue;
         }
-        evaluator.evaluate(&leaves, &mut logits, &mut values, &mut margins);
-        for (v, &m) in values.iter_mut().zip(&margins) {
-            *v = cfg.utility(*v, m);
-        }
+        evaluate(
+            evaluator,
+            &leaves,
+            cfg,
+            &mut logits,
+            &mut values,
+            &mut margins,
+        );
         let mut slots: Vec<Option<usize>> = vec![None; trees.len()];
         for (j, &i) in owners.iter().enumerate() {
             slots[i] = Some(j);
@@ -621,88 +690,4 @@ pub fn search_batch_with(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::Rules;
-
-    #[test]
-    fn finds_the_winning_capture_with_a_uniform_evaluator() {
-        // Pit 2 captures North's 3 seeds and empties North's row: an immediate win.
-        let rules = Rules::new(3, 2).unwrap();
-        let pos = Position::parse("1,1,0,5/3,0,0,5 s", &rules).unwrap();
-        let cfg = SearchConfig {
-            simulations: 32,
-            ..SearchConfig::default()
-        };
-        let r = search_batch(
-            &[pos; 4],
-            &[0.0, 0.0, 1.0, 1.0],
-            &cfg,
-            &mut UniformEvaluator,
-            7,
-        );
-        for x in &r {
-            assert!((x.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-            assert!(x.policy[1] > x.policy[0], "{:?}", x.policy);
-        }
-        assert_eq!(r[0].action, 1);
-        assert_eq!(r[1].action, 1);
-    }
-
-    #[test]
-    fn utility_mixes_value_and_margin_and_terminal_margins_count() {
-        let mut cfg = SearchConfig {
-            simulations: 32,
-            margin_weight: 0.25,
-            ..SearchConfig::default()
-        };
-        assert!((cfg.utility(1.0, 0.2) - 0.8).abs() < 1e-6);
-        cfg.margin_weight = 1.0;
-        assert_eq!(cfg.utility(-1.0, -0.25), -0.25);
-        // The winning capture also wins by the most: with the margin alone as the utility the
-        // search still finds it, and its root value is the exact final margin.
-        let rules = Rules::new(3, 2).unwrap();
-        let pos = Position::parse("1,1,0,5/3,0,0,5 s", &rules).unwrap();
-        let r = search_batch(&[pos], &[0.0], &cfg, &mut UniformEvaluator, 3);
-        assert_eq!(r[0].action, 1);
-        let mut end = pos;
-        end.play(Move::from_action(1, 3)).unwrap();
-        assert!(end.is_over());
-        assert!(margin_for(&end, Side::South) > 0.0);
-        assert_eq!(
-            margin_for(&end, Side::North),
-            -margin_for(&end, Side::South)
-        );
-    }
-
-    #[test]
-    fn plays_out_games_with_any_rules() {
-        for rules in [Rules::kalah64(), Rules::new(4, 3).unwrap().with_pie(true)] {
-            let cfg = SearchConfig {
-                simulations: 8,
-                ..SearchConfig::default()
-            };
-            let mut pos = [Position::start(&rules); 3];
-            for ply in 0..400 {
-                let live: Vec<usize> = (0..3).filter(|&i| !pos[i].is_over()).collect();
-                if live.is_empty() {
-                    break;
-                }
-                let roots: Vec<Position> = live.iter().map(|&i| pos[i]).collect();
-                let r = search_batch(
-                    &roots,
-                    &vec![1.0; roots.len()],
-                    &cfg,
-                    &mut UniformEvaluator,
-                    ply,
-                );
-                for (k, &i) in live.iter().enumerate() {
-                    pos[i]
-                        .play(Move::from_action(r[k].action, rules.pits()))
-                        .unwrap();
-                }
-            }
-            assert!(pos.iter().all(|p| p.is_over()));
-        }
-    }
-}
+mod tests;
