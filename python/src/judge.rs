@@ -196,14 +196,22 @@ impl PyJudgeSet {
     /// prints it (JSON text).
     fn score(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
         let picks = legal_actions(&actions, &self.positions, "judge set")?;
-        serde_json::to_string(&self.set.score_picks(&picks)).map_err(value_error)
+        let score = self
+            .set
+            .score_picks(&picks)
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        serde_json::to_string(&score).map_err(value_error)
     }
 
     /// The positions where `actions` are not optimal, as `kalaha judge --misses` writes them
     /// (JSON text).
     fn misses(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
         let picks = legal_actions(&actions, &self.positions, "judge set")?;
-        serde_json::to_string(&self.set.misses(&picks)).map_err(value_error)
+        let misses = self
+            .set
+            .misses(&picks)
+            .map_err(|e| value_error(format!("{e:#}")))?;
+        serde_json::to_string(&misses).map_err(value_error)
     }
 
     /// Two agents' actions compared position by position: `(only_first, only_second,
@@ -215,7 +223,10 @@ impl PyJudgeSet {
     ) -> PyResult<(usize, usize, f64)> {
         let a = legal_actions(&first, &self.positions, "judge set")?;
         let b = legal_actions(&second, &self.positions, "judge set")?;
-        let p = self.set.compare(&a, &b);
+        let p = self
+            .set
+            .compare(&a, &b)
+            .map_err(|e| value_error(format!("{e:#}")))?;
         Ok((p.only_first, p.only_second, p.p_value))
     }
 

@@ -163,20 +163,23 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     }
     let set = JudgeSet::load_or_build(&rules, positions, JUDGE_SEED, &a.cache, limit)?;
     let picks = choices(&set, &m, a.simulations, a.moves_mix);
-    let score = set.score_picks(&picks);
+    let score = set.score_picks(&picks)?;
     if let Some(file) = &a.misses {
-        let text = serde_json::to_string_pretty(&set.misses(&picks))?;
+        let text = serde_json::to_string_pretty(&set.misses(&picks)?)?;
         crate::files::write_atomic(file, |w| std::io::Write::write_all(w, text.as_bytes()))
             .with_context(|| format!("cannot write the misses to {}", file.display()))?;
     }
-    let against = other.as_ref().map(|(o, other)| {
-        let theirs = choices(&set, other, a.simulations, a.moves_mix);
-        (
-            o.clone(),
-            set.score_picks(&theirs),
-            set.compare(&picks, &theirs),
-        )
-    });
+    let against = other
+        .as_ref()
+        .map(|(o, other)| -> anyhow::Result<_> {
+            let theirs = choices(&set, other, a.simulations, a.moves_mix);
+            Ok((
+                o.clone(),
+                set.score_picks(&theirs)?,
+                set.compare(&picks, &theirs)?,
+            ))
+        })
+        .transpose()?;
     let mut held = Vec::new();
     if a.heldout {
         let sets = heldout_sets(

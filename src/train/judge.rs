@@ -222,10 +222,14 @@ pub fn sign_test(k: usize, n: usize) -> f64 {
     (2.0 * tail).min(1.0)
 }
 
-/// The exact value of action `a` in judged position `j` (the position's value if `a` is not
-/// among its moves).
+/// The exact value of action `a` in judged position `j`. Every legal move is among the moves
+/// (the public scorers refuse other actions first, [`JudgeSet::check_picks`]); anything else would
+/// count as the worst move, never as an optimal one.
 fn chosen_value(j: &Judged, a: usize) -> i32 {
-    j.moves.iter().find(|m| m.0 == a).map_or(j.value, |m| m.1)
+    j.moves
+        .iter()
+        .find(|m| m.0 == a)
+        .map_or(i32::MIN / 2, |m| m.1)
 }
 
 /// The start of the cache file names of `rules`' judge sets.
@@ -541,10 +545,12 @@ impl JudgeSet {
         choose(&positions)
     }
 
-    /// The positions (outside the pie openings) where `picks` (from [`JudgeSet::picks`]) is not
-    /// optimal.
-    pub fn misses(&self, picks: &[usize]) -> Vec<Miss> {
-        self.positions
+    /// The positions (outside the pie openings) where `picks` (one legal action per position,
+    /// e.g. from [`JudgeSet::picks`]) is not optimal; an error for picks that are not.
+    pub fn misses(&self, picks: &[usize]) -> anyhow::Result<Vec<Miss>> {
+        self.check_picks(picks)?;
+        Ok(self
+            .positions
             .iter()
             .zip(picks)
             .filter(|((_, j), _)| j.source != Source::Pie)
@@ -560,11 +566,14 @@ impl JudgeSet {
                     moves: j.moves.clone(),
                 })
             })
-            .collect()
+            .collect())
     }
 
-    /// Compares two networks' `picks` (from [`JudgeSet::picks`]) position by position.
-    pub fn compare(&self, first: &[usize], second: &[usize]) -> Paired {
+    /// Compares two networks' `picks` (from [`JudgeSet::picks`]) position by position; an error
+    /// for picks that are not one legal action per position.
+    pub fn compare(&self, first: &[usize], second: &[usize]) -> anyhow::Result<Paired> {
+        self.check_picks(first)?;
+        self.check_picks(second)?;
         // Pie decisions are scored apart (see `PieScore`).
         let right = |picks: &[usize]| {
             self.positions
@@ -574,17 +583,24 @@ impl JudgeSet {
                 .map(|((_, j), &a)| chosen_value(j, a) == j.value)
                 .collect::<Vec<bool>>()
         };
-        Paired::of(right(first), right(second))
+        Ok(Paired::of(right(first), right(second)))
     }
 
     /// Scores the network's best move (by its policy) in every position.
     pub fn score(&self, evaluator: &mut dyn Evaluator) -> JudgeScore {
         let picks = self.picks(evaluator);
-        self.score_picks(&picks)
+        self.tally(&picks)
     }
 
-    /// Scores `picks` (from [`JudgeSet::picks`]).
-    pub fn score_picks(&self, actions: &[usize]) -> JudgeScore {
+    /// Scores `picks`, one legal action per position in set order (e.g. from
+    /// [`JudgeSet::picks`]); an error naming the first that is not a legal move.
+    pub fn score_picks(&self, actions: &[usize]) -> anyhow::Result<JudgeScore> {
+        self.check_picks(actions)?;
+        Ok(self.tally(actions))
+    }
+
+    /// The score of legal `actions`.
+    fn tally(&self, actions: &[usize]) -> JudgeScore {
         if self.positions.is_empty() {
             return JudgeScore::default();
         }
@@ -779,5 +795,36 @@ mod tests {
         assert!((r.optimal_rate - 0.9).abs() < 1e-12);
         assert!((r.std_err - 0.03).abs() < 1e-12);
         assert_eq!(Rate::of(0, 0).positions, 0);
+    }
+
+    /// The committed Kalah(6,4) set scores only legal picks: an illegal action (or a count that
+    /// is not one per position) is an error naming it, never a move scored as optimal.
+    #[test]
+    fn illegal_picks_are_refused_not_scored() {
+        let rules = Rules::kalah64();
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/judge");
+        let set = JudgeSet::load_or_build(&rules, 1200, JUDGE_SEED, &committed, None).unwrap();
+        let first_legal: Vec<usize> = set
+            .positions()
+            .iter()
+            .map(|p| p.legal_moves().iter().next().unwrap().action(6))
+            .collect();
+        let score = set.score_picks(&first_legal).unwrap();
+        assert!(score.optimal_rate > 0.0 && score.optimal_rate < 1.0);
+        assert_eq!(
+            set.misses(&first_legal).unwrap().len(),
+            score.positions - (score.optimal_rate * score.positions as f64).round() as usize
+        );
+        let mut bad = first_legal.clone();
+        bad[7] = 6; // swap: never legal without the pie rule
+        let e = set.score_picks(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("position 7") && e.contains("action 6 is not a legal move"),
+            "{e}"
+        );
+        assert!(set.misses(&bad).is_err());
+        assert!(set.compare(&first_legal, &bad).is_err());
+        let e = set.score_picks(&first_legal[1..]).unwrap_err().to_string();
+        assert!(e.contains("1199 actions for the 1200 positions"), "{e}");
     }
 }
