@@ -64,15 +64,11 @@ impl PyNetwork {
         let obs = as_f32_2d(x)?;
         let obs = obs.readonly();
         let (n, d) = (obs.shape()[0], obs.shape()[1]);
-        let view = obs.as_array();
+        let rows = obs.as_slice().map_err(value_error)?;
         let mut out = vec![0.0; n * k];
-        let mut row = vec![0.0; d];
         for (i, chunk) in out.chunks_exact_mut(k).enumerate() {
-            for (r, &v) in row.iter_mut().zip(view.row(i)) {
-                *r = v;
-            }
             input
-                .encode_obs(&row, &self.rules, chunk)
+                .encode_obs(&rows[i * d..(i + 1) * d], &self.rules, chunk)
                 .map_err(|e| value_error(format!("row {i}: {e:#}")))?;
         }
         Ok((out, n))
@@ -86,12 +82,6 @@ pub fn as_f32_2d<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<f32
     a.cast_into::<PyArray2<f32>>().map_err(|_| {
         PyValueError::new_err("observations must be a two-dimensional array [batch, 2m + 4]")
     })
-}
-
-/// `[n, a]` values as a numpy array.
-fn array2<'py>(py: Python<'py>, v: Vec<f32>, n: usize) -> PyResult<Bound<'py, PyArray2<f32>>> {
-    let a = v.len().checked_div(n).unwrap_or(0);
-    PyArray1::from_vec(py, v).reshape([n, a])
 }
 
 #[pymethods]
@@ -113,14 +103,8 @@ impl PyNetwork {
         let model = py
             .detach(|| model::load(Path::new(&dir)))
             .map_err(|e| value_error(format!("{e:#}")))?;
+        // `find_in` only returns a network of exactly the rules asked for.
         let rules = model.card.rules.build().map_err(value_error)?;
-        if path == "auto" && rules != wanted {
-            return Err(value_error(format!(
-                "{dir} holds a network for {}, not {}",
-                rules.describe(),
-                wanted.describe()
-            )));
-        }
         Ok(PyNetwork {
             model: Arc::new(model),
             rules,
@@ -216,13 +200,7 @@ impl PyNetwork {
         obs: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let (x, n) = self.inputs(obs)?;
-        array2(py, x, n.max(1)).and_then(|a| {
-            if n == 0 {
-                a.reshape([0, self.input_dim()])
-            } else {
-                Ok(a)
-            }
-        })
+        PyArray1::from_vec(py, x).reshape([n, self.input_dim()])
     }
 
     /// One forward pass: a dict of `logits` `[B, m + 1]` (raw: mask illegal actions yourself),
@@ -246,11 +224,14 @@ impl PyNetwork {
         let rows = py
             .detach(|| net.forward_rows(x, n))
             .map_err(|e| value_error(format!("{e:#}")))?;
-        d.set_item("logits", array2(py, rows.logits, n)?)?;
+        d.set_item(
+            "logits",
+            PyArray1::from_vec(py, rows.logits).reshape([n, a])?,
+        )?;
         d.set_item("value", rows.value.to_pyarray(py))?;
         d.set_item("margin", rows.margin.to_pyarray(py))?;
         if let Some(lost) = rows.lost {
-            d.set_item("lost", array2(py, lost, n)?)?;
+            d.set_item("lost", PyArray1::from_vec(py, lost).reshape([n, a])?)?;
         }
         Ok(d)
     }

@@ -121,7 +121,9 @@ impl Evaluator for PyEvaluator {
 /// Endgame databases loaded so far, by rules and size.
 type Oracles = HashMap<(RulesSpec, u32), Arc<EndgameOracle>>;
 
-/// The endgame database of `rules` with `seeds` seeds, loaded once per process.
+/// The endgame database of `rules` with `seeds` seeds, loaded once per process by the players'
+/// loader ([`kalaha::bots::db::load`]: from the solver's cache, built there the first time, and
+/// refused when larger than the memory budget).
 fn oracle(rules: &kalaha::rules::Rules, seeds: u32) -> PyResult<Arc<EndgameOracle>> {
     static ORACLES: OnceLock<Mutex<Oracles>> = OnceLock::new();
     let mut all = ORACLES
@@ -131,9 +133,7 @@ fn oracle(rules: &kalaha::rules::Rules, seeds: u32) -> PyResult<Arc<EndgameOracl
     if let Some(o) = all.get(&(rules.spec(), seeds)) {
         return Ok(Arc::clone(o));
     }
-    let dir = crate::embedded::cache_dir().map_err(value_error)?;
-    let (o, _) = EndgameOracle::load_or_build(rules, seeds, Some(&dir), None);
-    let o = Arc::new(o);
+    let o = kalaha::bots::db::load(rules, seeds).map_err(|e| value_error(format!("{e:#}")))?;
     all.insert((rules.spec(), seeds), Arc::clone(&o));
     Ok(o)
 }
@@ -171,7 +171,7 @@ fn roots_from(roots: &Bound<'_, PyAny>) -> PyResult<Vec<Position>> {
 ///
 /// `temperature` (a number or one per root) scales the Gumbel noise: 0 searches greedily (the
 /// players), 1 samples as Gumbel AlphaZero's self-play does. `endgame_db`: positions with at most
-/// that many seeds on the board (`True`: the network's own setting, else 18) are solved leaves,
+/// that many seeds on the board (`True`: the network's own setting, else the players' default for the rules, 18 for Kalah(6,4)) are solved leaves,
 /// answered exactly without calling the evaluator. Settings left `None` come from the network's
 /// checkpoint when `evaluator` is a `Network`, else `c_visit=50`, `c_scale=1`, `margin_weight=0`,
 /// `considered_actions` = every action.
@@ -286,11 +286,11 @@ pub fn search<'py>(
         Some(x) if x.is_none() => None,
         Some(x) => match x.extract::<bool>() {
             Ok(false) => None,
-            Ok(true) => Some(
-                net.and_then(|n| n.model.card.endgame_db_seeds)
-                    .filter(|&s| s > 0)
-                    .unwrap_or(18),
-            ),
+            Ok(true) => Some(kalaha::bots::db::db_seeds(
+                net.and_then(|n| n.model.card.endgame_db_seeds),
+                &rules,
+            ))
+            .filter(|&s| s > 0),
             Err(_) => Some(x.extract::<u32>()?).filter(|&s| s > 0),
         },
     };
