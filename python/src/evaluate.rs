@@ -34,12 +34,11 @@ impl AgentBot {
     fn ask(&self, pos: &Position) -> PyResult<Move> {
         let rules = pos.rules();
         let (m, d) = (rules.pits(), kalaha::env::obs::obs_dim(rules.pits()));
-        let mut obs = vec![0.0f32; d];
-        kalaha::env::obs::encode(pos, &mut obs);
-        let mut mask = vec![false; m + 1];
-        for mv in pos.legal_moves().iter() {
-            mask[mv.action(m)] = true;
-        }
+        let one = std::slice::from_ref(pos);
+        let (obs, mask) = (
+            crate::position::observations(one),
+            crate::position::action_masks(one),
+        );
         Python::attach(|py| {
             py.check_signals()?;
             let o = PyArray1::from_vec(py, obs).reshape([1, d])?;

@@ -24,11 +24,7 @@ fn observations<'py>(
     rules: &Rules,
 ) -> PyResult<Bound<'py, PyArray2<f32>>> {
     let d = kalaha::env::obs::obs_dim(rules.pits());
-    let mut v = vec![0.0f32; positions.len() * d];
-    for (p, row) in positions.iter().zip(v.chunks_exact_mut(d)) {
-        kalaha::env::obs::encode(p, row);
-    }
-    PyArray1::from_vec(py, v).reshape([positions.len(), d])
+    PyArray1::from_vec(py, crate::position::observations(positions)).reshape([positions.len(), d])
 }
 
 /// Legal-action masks `[N, m + 1]` of `positions`.
@@ -38,13 +34,7 @@ fn masks<'py>(
     rules: &Rules,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
     let a = rules.pits() + 1;
-    let mut v = vec![false; positions.len() * a];
-    for (p, row) in positions.iter().zip(v.chunks_exact_mut(a)) {
-        for mv in p.legal_moves().iter() {
-            row[mv.action(rules.pits())] = true;
-        }
-    }
-    PyArray1::from_vec(py, v).reshape([positions.len(), a])
+    PyArray1::from_vec(py, crate::position::action_masks(positions)).reshape([positions.len(), a])
 }
 
 /// `actions` as indexes, each checked to be a legal move of its position.

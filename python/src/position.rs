@@ -129,12 +129,7 @@ impl PyPosition {
 
     /// The legal actions as a `bool` array of length `m + 1`.
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        let m = self.pos.rules().pits();
-        let mut mask = vec![false; action_count(m)];
-        for mv in self.pos.legal_moves().iter() {
-            mask[mv.action(m)] = true;
-        }
-        mask.to_pyarray(py)
+        action_masks(std::slice::from_ref(&self.pos)).to_pyarray(py)
     }
 
     /// The position after `move` (a pit number or `"swap"`). An illegal move raises
@@ -308,4 +303,28 @@ pub fn parse_side(s: &str) -> PyResult<Side> {
             "unknown side '{s}' (expected \"south\" or \"north\")"
         ))),
     }
+}
+
+/// The observations of `positions` (each for its player to move), `2m + 4` floats a row, row by
+/// row; the positions share one rule set.
+pub fn observations(positions: &[Position]) -> Vec<f32> {
+    let d = positions.first().map_or(0, |p| obs_dim(p.rules().pits()));
+    let mut out = vec![0f32; positions.len() * d];
+    for (p, row) in positions.iter().zip(out.chunks_exact_mut(d.max(1))) {
+        encode_as(p, p.to_move(), row);
+    }
+    out
+}
+
+/// The legal-action masks of `positions`, `m + 1` entries a row, row by row; the positions share
+/// one rule set.
+pub fn action_masks(positions: &[Position]) -> Vec<bool> {
+    let m = positions.first().map_or(0, |p| p.rules().pits());
+    let mut out = vec![false; positions.len() * action_count(m)];
+    for (p, row) in positions.iter().zip(out.chunks_exact_mut(action_count(m))) {
+        for mv in p.legal_moves().iter() {
+            row[mv.action(m)] = true;
+        }
+    }
+    out
 }

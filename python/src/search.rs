@@ -38,10 +38,7 @@ impl PyEvaluator {
         let rules = positions[0].rules();
         let (n, a) = (positions.len(), rules.pits() + 1);
         let d = kalaha::env::obs::obs_dim(rules.pits());
-        let mut obs = vec![0.0f32; n * d];
-        for (p, row) in positions.iter().zip(obs.chunks_exact_mut(d)) {
-            kalaha::env::obs::encode(p, row);
-        }
+        let obs = crate::position::observations(positions);
         Python::attach(|py| {
             let x = PyArray1::from_vec(py, obs).reshape([n, d])?;
             let out = self.f.bind(py).call1((x,))?;
