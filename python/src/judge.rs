@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use kalaha::rules::{Position, Rules};
 use kalaha::train::heldout::HeldoutSet;
-use kalaha::train::judge::{JUDGE_SEED, JudgeSet, cached_settings};
+use kalaha::train::judge::{JUDGE_SEED, JudgeSet, cached_settings, check_actions};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
 };
@@ -37,36 +37,23 @@ fn masks<'py>(
     PyArray1::from_vec(py, crate::position::action_masks(positions)).reshape([positions.len(), a])
 }
 
-/// `actions` as indexes, each checked to be a legal move of its position.
-fn legal_actions(
-    actions: &PyReadonlyArray1<'_, i64>,
-    positions: &[Position],
-    what: &str,
-) -> PyResult<Vec<usize>> {
-    if actions.len() != positions.len() {
-        return Err(value_error(format!(
-            "{} actions for the {} positions of the {what}",
-            actions.len(),
-            positions.len()
-        )));
-    }
-    let mut out = Vec::with_capacity(positions.len());
-    for (i, (&a, p)) in actions.as_array().iter().zip(positions).enumerate() {
-        let m = p.rules().pits();
-        let legal =
-            usize::try_from(a).is_ok_and(|a| p.legal_moves().iter().any(|mv| mv.action(m) == a));
-        if !legal {
-            return Err(value_error(format!(
-                "{what} position {i} ({p}): action {a} is not a legal move (legal: {:?})",
-                p.legal_moves()
-                    .iter()
-                    .map(|mv| mv.action(m))
-                    .collect::<Vec<_>>()
-            )));
-        }
-        out.push(a as usize);
-    }
-    Ok(out)
+/// `actions` as indexes; a negative one is no legal move (the library checks the others:
+/// [`check_actions`]).
+fn indexes(actions: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+    actions
+        .as_array()
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| {
+            usize::try_from(a)
+                .map_err(|_| value_error(format!("position {i}: action {a} is not a legal move")))
+        })
+        .collect()
+}
+
+/// A library error as Python's `ValueError`, with its causes.
+fn library_error(e: anyhow::Error) -> PyErr {
+    value_error(format!("{e:#}"))
 }
 
 /// Folders searched for judge sets: the package's committed sets, then those built here.
@@ -185,22 +172,20 @@ impl PyJudgeSet {
     /// The score of one action per position (int64 `[N]`, each legal), as `kalaha judge --json`
     /// prints it (JSON text).
     fn score(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
-        let picks = legal_actions(&actions, &self.positions, "judge set")?;
         let score = self
             .set
-            .score_picks(&picks)
-            .map_err(|e| value_error(format!("{e:#}")))?;
+            .score_picks(&indexes(&actions)?)
+            .map_err(library_error)?;
         serde_json::to_string(&score).map_err(value_error)
     }
 
     /// The positions where `actions` are not optimal, as `kalaha judge --misses` writes them
     /// (JSON text).
     fn misses(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
-        let picks = legal_actions(&actions, &self.positions, "judge set")?;
         let misses = self
             .set
-            .misses(&picks)
-            .map_err(|e| value_error(format!("{e:#}")))?;
+            .misses(&indexes(&actions)?)
+            .map_err(library_error)?;
         serde_json::to_string(&misses).map_err(value_error)
     }
 
@@ -211,12 +196,10 @@ impl PyJudgeSet {
         first: PyReadonlyArray1<'_, i64>,
         second: PyReadonlyArray1<'_, i64>,
     ) -> PyResult<(usize, usize, f64)> {
-        let a = legal_actions(&first, &self.positions, "judge set")?;
-        let b = legal_actions(&second, &self.positions, "judge set")?;
         let p = self
             .set
-            .compare(&a, &b)
-            .map_err(|e| value_error(format!("{e:#}")))?;
+            .compare(&indexes(&first)?, &indexes(&second)?)
+            .map_err(library_error)?;
         Ok((p.only_first, p.only_second, p.p_value))
     }
 
@@ -337,7 +320,8 @@ impl PyHeldoutSet {
     /// The score of one action per position (int64 `[N]`, each legal): optimal rate and seeds
     /// lost; `kl` and `set_loss` are null (an action is not a distribution).
     fn score_actions(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
-        let picks = legal_actions(&actions, self.set.positions(), "held-out set")?;
+        let picks = indexes(&actions)?;
+        check_actions(self.set.positions().iter(), &picks).map_err(library_error)?;
         let a = self.rules.pits() + 1;
         let mut flat = vec![f32::NEG_INFINITY; picks.len() * a];
         for (row, &p) in flat.chunks_exact_mut(a).zip(&picks) {

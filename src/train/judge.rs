@@ -266,6 +266,29 @@ pub fn cached_settings(rules: &Rules, cache_dir: &Path) -> Option<(usize, Option
     found.pop()
 }
 
+/// An error naming the first of `actions` (one per position, in order) that is not a legal move
+/// of its position, or a count that is not one per position: what every scorer of chosen moves
+/// checks first (judge sets, held-out sets).
+pub fn check_actions<'a>(
+    positions: impl ExactSizeIterator<Item = &'a Position>,
+    actions: &[usize],
+) -> anyhow::Result<()> {
+    if actions.len() != positions.len() {
+        bail!(
+            "{} actions for the {} positions of the set",
+            actions.len(),
+            positions.len()
+        );
+    }
+    for (i, (pos, &a)) in positions.zip(actions).enumerate() {
+        let pits = pos.rules().pits();
+        if !pos.legal_moves().iter().any(|m| m.action(pits) == a) {
+            bail!("position {i} ({pos}): action {a} is not a legal move");
+        }
+    }
+    Ok(())
+}
+
 /// A fixed, cached set of solved positions.
 pub struct JudgeSet {
     positions: Vec<(Position, Judged)>,
@@ -514,21 +537,7 @@ impl JudgeSet {
     /// An error naming the first of `picks` (one action per position, in set order) that is not a
     /// legal move of its position, or a count that is not one per position.
     pub fn check_picks(&self, picks: &[usize]) -> anyhow::Result<()> {
-        if picks.len() != self.positions.len() {
-            bail!(
-                "{} actions for the {} positions of the judge set",
-                picks.len(),
-                self.positions.len()
-            );
-        }
-        for (i, ((pos, _), &a)) in self.positions.iter().zip(picks).enumerate() {
-            let pits = pos.rules().pits();
-            let legal = pos.legal_moves().iter().any(|m| m.action(pits) == a);
-            if !legal {
-                bail!("position {i} ({pos}): action {a} is not a legal move");
-            }
-        }
-        Ok(())
+        check_actions(self.positions.iter().map(|p| &p.0), picks)
     }
 
     /// The network's best move (by its policy) in every position, in set order.
