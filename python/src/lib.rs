@@ -16,8 +16,10 @@
 //! | `JudgeSet`, `HeldoutSet` | [`kalaha::train::judge`], [`kalaha::train::heldout`]: solver-labelled sets |
 //! | `evaluate` | [`kalaha::eval::run`] with a Python agent as [`kalaha::bots::Player::external`] |
 //! | `search` | [`kalaha::search::search_batch_with`] with a network or a Python evaluator |
+//! | `Learner`, `SelfPlayWorker` | [`kalaha::train::distributed`]: `kalaha train` split for Ray |
 
 mod bots;
+mod distributed;
 mod embedded;
 mod evaluate;
 mod judge;
@@ -39,6 +41,10 @@ fn _kalaha(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<network::PyNetwork>()?;
     m.add_class::<judge::PyJudgeSet>()?;
     m.add_class::<judge::PyHeldoutSet>()?;
+    m.add_class::<distributed::PyLearner>()?;
+    m.add_class::<distributed::PyWorker>()?;
+    m.add_class::<distributed::BatchRef>()?;
+    m.add_function(wrap_pyfunction!(distributed::train_config, m)?)?;
     m.add_function(wrap_pyfunction!(search::search, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(bots::solve, m)?)?;

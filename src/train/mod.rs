@@ -10,6 +10,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod distributed;
 pub mod eval;
 pub mod heldout;
 pub mod judge;
@@ -97,6 +98,8 @@ pub struct Trainer {
     heldout: Vec<heldout::HeldoutSet>,
     /// The held-out sets being loaded or built on a thread of their own.
     heldout_build: Option<std::thread::JoinHandle<anyhow::Result<Vec<heldout::HeldoutSet>>>>,
+    /// The iteration of the last checkpoint written in this session.
+    saved: Option<u32>,
 }
 
 impl Trainer {
@@ -145,6 +148,7 @@ impl Trainer {
             log,
             judge: None,
             judge_build,
+            saved: None,
         };
         if let Some(bytes) = start.state {
             trainer.load_state(&bytes).with_context(|| {
@@ -207,32 +211,59 @@ impl Trainer {
         stop: &AtomicBool,
         on_progress: &mut dyn FnMut(&Progress),
     ) -> anyhow::Result<()> {
-        let iterations = self.cfg.run.iterations;
-        let mut saved = None;
-        while self.meta.iteration < iterations {
+        while self.meta.iteration < self.cfg.run.iterations {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let started = Instant::now();
-            let msg = self.iteration(stop)?;
-            self.meta.seconds += started.elapsed().as_secs_f64();
-            let it = self.meta.iteration;
-            let last = it == iterations || stop.load(Ordering::Relaxed);
-            if it.is_multiple_of(self.cfg.run.checkpoint_every) || last {
-                self.save()?;
-                saved = Some(it);
-            }
-            on_progress(&Progress {
-                iteration: it,
-                iterations,
-                message: msg,
-            });
+            let t = Instant::now();
+            let seed = self.iteration_seed();
+            let (st, evaluated) = self.generate(seed, stop);
+            let p = self.finish_iteration(&st, evaluated, t.elapsed().as_secs_f64(), stop)?;
+            on_progress(&p);
         }
-        if saved != Some(self.meta.iteration) {
+        self.finish()
+    }
+
+    /// Ends a run: a checkpoint of where it stands unless the last iteration wrote one, and the
+    /// TensorBoard log flushed.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        if self.saved != Some(self.meta.iteration) {
             self.save()?;
         }
         self.log.flush();
         Ok(())
+    }
+
+    /// The seed of the next iteration's random streams.
+    fn iteration_seed(&self) -> u64 {
+        let it = self.meta.iteration + 1;
+        self.cfg.run.seed ^ (it as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+    }
+
+    /// Ends an iteration whose new samples are in the replay buffer (`st` counts them, made with
+    /// `evaluated` network evaluations in `play_secs` seconds): the gradient steps, the logs, an
+    /// evaluation and a checkpoint when due.
+    pub fn finish_iteration(
+        &mut self,
+        st: &SelfPlayStats,
+        evaluated: u64,
+        play_secs: f64,
+        stop: &AtomicBool,
+    ) -> anyhow::Result<Progress> {
+        let started = Instant::now();
+        let msg = self.iteration(st, evaluated, play_secs, stop)?;
+        self.meta.seconds += play_secs + started.elapsed().as_secs_f64();
+        let it = self.meta.iteration;
+        let iterations = self.cfg.run.iterations;
+        let last = it == iterations || stop.load(Ordering::Relaxed);
+        if it.is_multiple_of(self.cfg.run.checkpoint_every) || last {
+            self.save()?;
+        }
+        Ok(Progress {
+            iteration: it,
+            iterations,
+            message: msg,
+        })
     }
 
     /// Writes a checkpoint now.
@@ -244,27 +275,33 @@ impl Trainer {
             &self.optim,
             &state,
             &mut self.meta,
-        )
+        )?;
+        self.saved = Some(self.meta.iteration);
+        Ok(())
     }
 
-    fn iteration(&mut self, stop: &AtomicBool) -> anyhow::Result<String> {
-        let it = self.meta.iteration + 1;
-        let seed = self.cfg.run.seed ^ (it as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        let t = Instant::now();
-        let (st, evaluated) = self.generate(seed, stop);
-        let sp_secs = t.elapsed().as_secs_f64().max(1e-9);
+    fn iteration(
+        &mut self,
+        st: &SelfPlayStats,
+        evaluated: u64,
+        sp_secs: f64,
+        stop: &AtomicBool,
+    ) -> anyhow::Result<String> {
+        let seed = self.iteration_seed();
+        let sp_secs = sp_secs.max(1e-9);
         self.meta.positions += st.positions;
         self.meta.games += st.games;
         let t = Instant::now();
         let (losses, steps) = self.learn(seed, stop);
         let train_secs = t.elapsed().as_secs_f64().max(1e-9);
-        self.meta.iteration = it;
+        self.meta.iteration += 1;
+        let it = self.meta.iteration;
         let rates = [
             st.positions as f64 / sp_secs,
             evaluated as f64 / sp_secs,
             steps as f64 * self.cfg.optim.batch_size as f64 / train_secs,
         ];
-        let mut msg = self.log_iteration(&st, &losses, steps, rates);
+        let mut msg = self.log_iteration(st, &losses, steps, rates);
         let every = self.cfg.eval.every;
         let due = (every > 0 && it.is_multiple_of(every)) || it == self.cfg.run.iterations;
         if due && !stop.load(Ordering::Relaxed) {
@@ -280,30 +317,15 @@ impl Trainer {
     /// database positions with `exact_share`), or exact labels alone; the statistics and the
     /// network evaluations made.
     fn generate(&mut self, seed: u64, stop: &AtomicBool) -> (SelfPlayStats, u64) {
-        // Self-play's search reads the policy head alone: its targets train that head, and a
-        // move head still learning would only add noise to the priors.
-        let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone()).with_moves_mix(0.0);
-        let n = self.cfg.selfplay.positions_per_iteration;
-        let exact_only = self.cfg.selfplay.labels == config::Labels::Exact;
-        let mut st = match (&self.labeller, exact_only) {
-            (Some(l), true) => l.generate(n, &mut self.replay, seed, stop),
-            _ => self.selfplay.generate(
-                n,
-                &self.cfg.selfplay,
-                &self.cfg.search,
-                &mut ev,
-                &mut self.replay,
-                seed,
-                stop,
-            ),
-        };
-        if let (Some(l), false) = (&self.labeller, exact_only) {
-            let extra = (self.cfg.selfplay.exact_share * n as f32).round() as usize;
-            let more = l.generate(extra, &mut self.replay, seed ^ 0xE4AC7, stop);
-            st.positions += more.positions;
-            st.exact_positions += more.exact_positions;
-        }
-        (st, ev.evaluated)
+        play(
+            &self.cfg,
+            &mut self.selfplay,
+            self.labeller.as_ref(),
+            NetEvaluator::new(self.model.valid(), self.device.clone()),
+            &mut self.replay,
+            seed,
+            stop,
+        )
     }
 
     /// The iteration's gradient steps on uniform batches from the buffer (none until it holds
@@ -574,6 +596,36 @@ impl Trainer {
             moves: moves_loss.map_or(0.0, |l| scalar(l.inner())),
         }
     }
+}
+
+/// Plays `selfplay.positions_per_iteration` new positions into `replay` as a config asks:
+/// self-play with `ev`'s network (and labelled database positions with `exact_share`), or exact
+/// labels alone; the statistics and the network evaluations made.
+fn play(
+    cfg: &TrainConfig,
+    selfplay: &mut SelfPlay,
+    labeller: Option<&labelled::Labeller>,
+    ev: NetEvaluator,
+    replay: &mut Replay,
+    seed: u64,
+    stop: &AtomicBool,
+) -> (SelfPlayStats, u64) {
+    // Self-play's search reads the policy head alone: its targets train that head, and a move
+    // head still learning would only add noise to the priors.
+    let mut ev = ev.with_moves_mix(0.0);
+    let n = cfg.selfplay.positions_per_iteration;
+    let exact_only = cfg.selfplay.labels == config::Labels::Exact;
+    let mut st = match (labeller, exact_only) {
+        (Some(l), true) => l.generate(n, replay, seed, stop),
+        _ => selfplay.generate(n, &cfg.selfplay, &cfg.search, &mut ev, replay, seed, stop),
+    };
+    if let (Some(l), false) = (labeller, exact_only) {
+        let extra = (cfg.selfplay.exact_share * n as f32).round() as usize;
+        let more = l.generate(extra, replay, seed ^ 0xE4AC7, stop);
+        st.positions += more.positions;
+        st.exact_positions += more.exact_positions;
+    }
+    (st, ev.evaluated)
 }
 
 /// A batch's targets as flat rows for the training step.

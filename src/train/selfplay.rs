@@ -73,7 +73,7 @@ impl Replay {
     /// An empty buffer keeping at most `capacity` samples.
     pub fn new(capacity: usize) -> Replay {
         Replay {
-            samples: VecDeque::with_capacity(capacity.min(1 << 20)),
+            samples: VecDeque::with_capacity(capacity.min(1 << 16)),
             capacity,
         }
     }
@@ -110,35 +110,53 @@ impl Replay {
 
     /// Appends the samples to a run state.
     pub fn save(&self, w: &mut Writer) {
+        let (a, b) = self.samples.as_slices();
         w.u64(self.samples.len() as u64);
-        for s in &self.samples {
-            w.pos(&s.pos);
-            w.policy(&s.policy);
-            w.f32(s.value);
-            w.f32(s.margin);
-            w.u8(s.exact as u8);
-            w.policy(&s.lost);
-        }
+        a.iter().chain(b).for_each(|s| write_sample(w, s));
     }
 
     /// Reads samples saved by [`Replay::save`] (the oldest dropped past the capacity).
     pub fn load(&mut self, r: &mut Reader) -> anyhow::Result<()> {
+        self.samples.clear();
+        for s in Replay::read_samples(r)? {
+            self.push(s);
+        }
+        Ok(())
+    }
+
+    /// Appends `samples` (a count, then each) in the run-state format.
+    pub fn write_samples(w: &mut Writer, samples: &[Sample]) {
+        w.u64(samples.len() as u64);
+        samples.iter().for_each(|s| write_sample(w, s));
+    }
+
+    /// Reads samples written by [`Replay::write_samples`] or [`Replay::save`].
+    pub fn read_samples(r: &mut Reader) -> anyhow::Result<Vec<Sample>> {
         let lost = r.version() >= 2;
         let n = r.count(34 + 4 * MAX_ACTIONS * (1 + lost as usize) + 9)?;
-        self.samples.clear();
+        let mut out = Vec::with_capacity(n);
         for _ in 0..n {
-            let s = Sample {
+            out.push(Sample {
                 pos: r.pos()?,
                 policy: r.policy()?,
                 value: r.f32()?,
                 margin: r.f32()?,
                 exact: r.u8()? != 0,
                 lost: if lost { r.policy()? } else { NO_LOST },
-            };
-            self.push(s);
+            });
         }
-        Ok(())
+        Ok(out)
     }
+}
+
+/// One sample in the run-state format.
+fn write_sample(w: &mut Writer, s: &Sample) {
+    w.pos(&s.pos);
+    w.policy(&s.policy);
+    w.f32(s.value);
+    w.f32(s.margin);
+    w.u8(s.exact as u8);
+    w.policy(&s.lost);
 }
 
 /// A position already played in a game still going.
