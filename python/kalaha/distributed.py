@@ -85,6 +85,7 @@ class WorkerState:
     actor: object
     max_restarts: int = 3
     failures: int = 0
+    down_since: float = 0.0
     alive: bool = True
     positions: int = 0
     seconds: float = 0.0
@@ -141,30 +142,42 @@ def make_workers(config: str, n: int, *, cpus: float, max_restarts: int, timeout
 
 
 def train(learner, workers: list[WorkerState], *, max_lag: int, positions: int,
-          on_progress, stopping=lambda: False) -> dict:
+          on_progress, down_limit: float = 600.0) -> dict:
     """Runs iterations until the learner's count is reached: keeps one batch in flight per live
     worker, absorbs batches within ``max_lag`` versions, ends an iteration once enough positions
-    arrived. Returns totals for the summary."""
+    arrived. A worker whose process died is probed until Ray has restarted it, then sent work
+    again; one that stays down ``down_limit`` seconds (Ray gave up on it) is left out. Returns
+    totals for the summary."""
     import ray
 
     version = learner.version
     weights = ray.put(learner.weights())
-    pending: dict = {}
+    pending: dict = {}  # object ref -> (worker, "play" or "probe")
+    retry: list = []  # (when, worker): probes to send again
     totals = {"batches": 0, "dropped_batches": 0, "dropped_positions": 0, "worker_failures": 0}
 
     def submit(wid: int) -> None:
-        w = workers[wid]
-        pending[w.actor.play.remote([weights], version, positions)] = wid
+        pending[workers[wid].actor.play.remote([weights], version, positions)] = (wid, "play")
+
+    def probe(wid: int) -> None:
+        pending[workers[wid].actor.hello.remote()] = (wid, "probe")
 
     for wid in range(len(workers)):
         submit(wid)
     started = time.monotonic()
-    while learner.iteration < learner.iterations and not stopping():
-        if not pending:
+    while learner.iteration < learner.iterations:
+        now = time.monotonic()
+        for item in [r for r in retry if r[0] <= now]:
+            retry.remove(item)
+            probe(item[1])
+        if not pending and not retry:
             raise Error("every worker failed; the last checkpoint is in " + learner.checkpoint_dir)
-        ready, _ = ray.wait(list(pending), num_returns=1)
+        timeout = max(0.0, min(t for t, _ in retry) - now) if retry else None
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=timeout)
+        if not ready:
+            continue
         ref = ready[0]
-        wid = pending.pop(ref)
+        wid, kind = pending.pop(ref)
         w = workers[wid]
         try:
             data = ray.get(ref)
@@ -172,14 +185,23 @@ def train(learner, workers: list[WorkerState], *, max_lag: int, positions: int,
             # An exception inside the worker's code, not a dead process: retrying would repeat it.
             raise Error(f"worker {wid} failed: {_one_line(e)}") from None
         except ray.exceptions.RayActorError as e:
-            w.failures += 1
-            totals["worker_failures"] += 1
-            if w.failures > w.max_restarts:
+            if kind == "play":
+                w.failures += 1
+                w.down_since = time.monotonic()
+                totals["worker_failures"] += 1
+                _say(f"worker {wid} died (failure {w.failures}; {type(e).__name__}); its batch in "
+                     "flight is lost, Ray restarts it")
+            if w.failures > w.max_restarts or time.monotonic() - w.down_since > down_limit:
                 w.alive = False
-                _say(f"worker {wid} failed {w.failures} times; going on without it ({_one_line(e)})")
+                _say(f"worker {wid} failed {w.failures} times and stays down; going on without it "
+                     f"({_one_line(e)})")
             else:
-                _say(f"worker {wid} died; Ray restarts it (failure {w.failures}); its batch in flight is lost")
-                submit(wid)
+                retry.append((time.monotonic() + 1.0, wid))
+            continue
+        if kind == "probe":
+            _say(f"worker {wid} is back (pid {data['pid']} on {data['host']}) after "
+                 f"{time.monotonic() - w.down_since:.1f} s")
+            submit(wid)
             continue
         info, batch = learner.peek(data)
         lag = learner.version - info["version"]
@@ -309,7 +331,7 @@ def _main(args):
         stopped = False
         try:
             totals = train(learner, workers, max_lag=args.max_lag, positions=per_task,
-                           on_progress=progress)
+                           on_progress=progress, down_limit=args.start_timeout)
         except KeyboardInterrupt:
             stopped = True
             totals = {}

@@ -55,9 +55,10 @@ def overrides(tmp):
     ]
 
 
-def test_two_workers_on_two_nodes_survive_a_killed_worker(cluster, tmp_path):
-    p = driver("--config", SMOKE, "--address", cluster.address, "--workers", "2", "--json",
-               *overrides(tmp_path))
+def run_killing_worker_1(*args, at="iteration 1/"):
+    """Runs the driver, kills worker 1 with SIGKILL once a stderr line starts with ``at``; the exit
+    code, stdout, stderr, the workers' nodes and whether the kill happened."""
+    p = driver(*args)
     lines, pids, nodes, killed = [], {}, {}, []
 
     def read():
@@ -67,8 +68,7 @@ def test_two_workers_on_two_nodes_survive_a_killed_worker(cluster, tmp_path):
                 wid = int(line.split("worker ")[1].split()[0])
                 pids[wid] = int(line.split("pid ")[1].split()[0])
                 nodes[wid] = line.split("node ")[1].split(")")[0]
-            # Kill worker 1 once the run is under way.
-            if line.startswith("iteration 1/") and not killed and 1 in pids:
+            if line.startswith(at) and not killed and 1 in pids:
                 os.kill(pids[1], signal.SIGKILL)
                 killed.append(pids[1])
 
@@ -77,10 +77,16 @@ def test_two_workers_on_two_nodes_survive_a_killed_worker(cluster, tmp_path):
     out = p.stdout.read()
     p.wait(timeout=600)
     t.join()
-    text = "".join(lines)
-    assert p.returncode == 0, text
+    return p.returncode, out, "".join(lines), nodes, bool(killed)
+
+
+def test_two_workers_on_two_nodes_survive_a_killed_worker(cluster, tmp_path):
+    code, out, text, nodes, killed = run_killing_worker_1(
+        "--config", SMOKE, "--address", cluster.address, "--workers", "2", "--json",
+        *overrides(tmp_path))
+    assert code == 0, text
     assert killed, f"the run ended before a worker could be killed:\n{text}"
-    assert "worker 1 died" in text, text
+    assert "worker 1 died" in text and "worker 1 is back" in text, text
     summary = json.loads(out)
     assert summary["iterations"] == 10 and summary["workers"] == 2
     assert summary["worker_failures"] >= 1
@@ -108,6 +114,16 @@ def test_two_workers_on_two_nodes_survive_a_killed_worker(cluster, tmp_path):
     assert p.returncode == 0, err
     assert json.loads(out)["iterations"] == 12
     assert "iteration 11/12" in err
+
+
+def test_a_worker_that_stays_down_is_reported_and_the_run_goes_on(cluster, tmp_path):
+    code, out, text, _, killed = run_killing_worker_1(
+        "--config", SMOKE, "--address", cluster.address, "--workers", "2", "--json",
+        "--max-restarts", "0", *overrides(tmp_path))
+    assert code == 0 and killed, text
+    assert "worker 1 failed 1 times and stays down; going on without it" in text, text
+    assert "workers 1" in text.splitlines()[-1], text
+    assert json.loads(out)["iterations"] == 10
 
 
 def test_bad_input_is_one_line_and_quick(cluster, tmp_path):
