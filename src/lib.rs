@@ -14,7 +14,8 @@
 //! 8. `train` (feature `train`): self-play through the env, replay, learning, judging, checkpoints,
 //!    logs.
 //! 9. [`eval`]: the arena (ratings, the solver's judgement, reports).
-//! 10. [`play`] and [`cli`]: the game for a person, and the `kalaha` command line.
+//! 10. [`play`], [`serve`] and [`cli`]: the game for a person (in the terminal, and in the browser
+//!     through a web server), and the `kalaha` command line.
 
 pub mod bench;
 pub mod bots;
@@ -27,6 +28,7 @@ pub mod nn;
 pub mod play;
 pub mod rules;
 pub mod search;
+pub mod serve;
 pub mod solver;
 #[cfg(feature = "train")]
 pub mod train;

@@ -6,7 +6,7 @@ use std::path::Path;
 /// Bottom to top.
 const LAYERS: &[&str] = &[
     "files", "rules", "bench", "env", "solver", "search", "nn", "bots", "train", "eval", "play",
-    "cli",
+    "serve", "cli",
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -11,6 +11,7 @@ mod judge;
 mod matches;
 mod play;
 mod progress;
+mod serve;
 mod show;
 mod solve;
 mod solve_out;
@@ -46,6 +47,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Rate bots in a gauntlet or round robin, optionally judged move by move by the solver.
     Eval(eval::EvalArgs),
+    /// Serve the board in the browser: play, practise and analyse, with a JSON API.
+    Serve(serve::ServeArgs),
     /// Measure throughput.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -148,6 +151,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyse(a) => analyse::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Play(a) => play::run(a),
+        Command::Serve(a) => serve::run_args(a),
         Command::Bench(b) => bench::run(b),
         #[cfg(feature = "train")]
         Command::Train(a) => train::run(a),

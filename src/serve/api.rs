@@ -1,0 +1,523 @@
+//! The JSON API's handlers: each reads its input in full before it changes anything, so a refused
+//! request leaves the game as it was.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::response::Html;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::engine::{Engines, preset_rules};
+use super::error::ApiError;
+use super::game::{GameState, judge_move, level_name, move_from_json, move_json, rules_json};
+use super::store::Store;
+use crate::bots::BotView;
+use crate::play::Level;
+use crate::rules::{Game, Position, Preset, RuleChoices, Rules, Side};
+use crate::solver::Analysis;
+
+/// The page, embedded in the binary.
+const PAGE: &str = include_str!("page.html");
+
+/// What every handler shares.
+pub struct App {
+    /// Networks, solvers, the heavy-job queue.
+    pub engines: Engines,
+    /// The games.
+    pub store: Store,
+}
+
+type AppState = State<Arc<App>>;
+type Body = Result<Bytes, BytesRejection>;
+type Reply = Result<Json<Value>, ApiError>;
+
+/// Reads a JSON body (an empty body reads as `{}`).
+fn parse<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
+    let bytes = body.map_err(|e| ApiError {
+        status: e.status(),
+        message: format!("body refused: {}", e.body_text()),
+    })?;
+    let text: &[u8] = if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        b"{}"
+    } else {
+        &bytes
+    };
+    serde_json::from_slice(text).map_err(|e| ApiError::bad(format!("bad JSON body: {e}")))
+}
+
+/// Reads the query string.
+fn query(
+    q: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<HashMap<String, String>, ApiError> {
+    q.map(|Query(m)| m)
+        .map_err(|e| ApiError::bad(format!("bad query: {}", e.body_text())))
+}
+
+/// Rule options as the API takes them: a preset, then options on top of it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesIn {
+    preset: Option<String>,
+    pits: Option<u32>,
+    seeds: Option<u32>,
+    capture: Option<String>,
+    leftover: Option<String>,
+    end: Option<String>,
+    pie: Option<bool>,
+}
+
+impl RulesIn {
+    fn build(&self) -> Result<Rules, ApiError> {
+        RuleChoices {
+            preset: self.preset.as_deref(),
+            pits: self.pits,
+            seeds: self.seeds,
+            capture: self.capture.as_deref(),
+            leftover: self.leftover.as_deref(),
+            end: self.end.as_deref(),
+            pie: self.pie,
+        }
+        .build()
+        .map_err(|e| ApiError::bad(format!("rules: {e}")))
+    }
+}
+
+fn level(text: Option<&str>) -> Result<Level, ApiError> {
+    text.unwrap_or("medium")
+        .parse()
+        .map_err(|e: String| ApiError::bad(format!("level: {e}")))
+}
+
+/// Runs blocking work on tokio's blocking threads; `heavy` work waits for a place in the queue.
+async fn blocking<T: Send + 'static>(
+    app: &App,
+    heavy: bool,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = if heavy {
+        Some(
+            app.engines
+                .heavy
+                .acquire()
+                .await
+                .map_err(|_| ApiError::internal("the server is stopping"))?,
+        )
+    } else {
+        None
+    };
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("the job failed: {e}")))
+}
+
+/// `GET /`: the page.
+pub async fn page() -> Html<&'static str> {
+    Html(PAGE)
+}
+
+/// Any other path: a JSON 404.
+pub async fn not_found() -> ApiError {
+    ApiError::not_found("no such page or API route")
+}
+
+/// A known path with the wrong method: a JSON 405.
+pub async fn method_not_allowed() -> ApiError {
+    ApiError {
+        status: axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        message: "method not allowed on this route".into(),
+    }
+}
+
+fn levels_json(engines: &Engines, rules: &Rules) -> Value {
+    let levels: Vec<Value> = [Level::Easy, Level::Medium, Level::Hard, Level::Perfect]
+        .iter()
+        .map(|&l| json!({"level": level_name(l), "bot": engines.bot_name(l, rules)}))
+        .collect();
+    json!({
+        "rules": rules_json(rules),
+        "levels": levels,
+        "network": engines.network(rules).map(|p| p.to_string()),
+    })
+}
+
+/// `GET /api/info`: the presets, each with its levels' bots, and the limits.
+pub async fn info(State(app): AppState) -> Reply {
+    let presets: Vec<Value> = preset_rules()
+        .iter()
+        .map(|r| {
+            let base = r.with_pie(false);
+            let name = Preset::ALL
+                .iter()
+                .find(|p| p.rules() == base)
+                .map_or("custom", |p| p.name());
+            let mut v = levels_json(&app.engines, r);
+            v["preset"] = json!(name);
+            v
+        })
+        .collect();
+    let l = &app.engines.limits;
+    Ok(Json(json!({
+        "presets": presets,
+        "limits": {
+            "perfect_move_seconds": l.perfect_move.as_secs_f64(),
+            "hint_seconds": l.hint.as_secs_f64(),
+            "review_seconds_per_move": l.review.as_secs_f64(),
+            "analyse_seconds": l.analyse.as_secs_f64(),
+        },
+        "games": app.store.len(),
+    })))
+}
+
+/// `POST /api/levels`: the bots of every level under the rules in the body.
+pub async fn levels(State(app): AppState, body: Body) -> Reply {
+    let r: RulesIn = parse(body)?;
+    Ok(Json(levels_json(&app.engines, &r.build()?)))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateIn {
+    rules: Option<RulesIn>,
+    level: Option<String>,
+    side: Option<String>,
+    practice: Option<bool>,
+    record: Option<String>,
+    seed: Option<u64>,
+}
+
+/// `POST /api/games`: a new game (rules, level, the person's seat, practice; or from a record).
+pub async fn create(State(app): AppState, body: Body) -> Reply {
+    let c: CreateIn = parse(body)?;
+    let game = match (&c.record, &c.rules) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad(
+                "give either 'rules' or 'record' (which holds its rules), not both",
+            ));
+        }
+        (Some(text), None) => super::record::read(text).map_err(ApiError::bad)?,
+        (None, r) => Game::new(&r.as_ref().map_or(Ok(Rules::kalah64()), |r| r.build())?),
+    };
+    let level = level(c.level.as_deref())?;
+    let human = match c.side.as_deref().unwrap_or("south") {
+        "south" | "s" => Side::South,
+        "north" | "n" => Side::North,
+        other => {
+            return Err(ApiError::bad(format!(
+                "side: unknown side '{other}' (expected south or north)"
+            )));
+        }
+    };
+    let practice = c.practice.unwrap_or(false);
+    let seed = c.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let a = Arc::clone(&app);
+    let state = blocking(&app, level == Level::Perfect, move || {
+        a.engines.new_game(game, level, human, practice, seed)
+    })
+    .await??;
+    let (id, shared) = app.store.insert(state)?;
+    let g = shared.lock().await;
+    let n = g.game.history().len();
+    Ok(Json(g.json(&id, n)))
+}
+
+async fn locked(app: &App, id: &str) -> Result<tokio::sync::OwnedMutexGuard<GameState>, ApiError> {
+    app.store
+        .get(id)?
+        .try_lock_owned()
+        .map_err(|_| ApiError::conflict("the game is busy: the bot is thinking"))
+}
+
+/// Plays the bot's turn off the async path.
+async fn bot_turn(
+    app: &App,
+    mut g: tokio::sync::OwnedMutexGuard<GameState>,
+) -> Result<tokio::sync::OwnedMutexGuard<GameState>, ApiError> {
+    let heavy = g.bot_is_heavy();
+    blocking(app, heavy, move || {
+        g.play_bot();
+        g
+    })
+    .await
+}
+
+/// `GET /api/games/{id}`: the game's state.
+pub async fn state(State(app): AppState, Path(id): Path<String>) -> Reply {
+    let g = locked(&app, &id).await?;
+    let n = g.game.history().len();
+    Ok(Json(g.json(&id, n)))
+}
+
+/// `DELETE /api/games/{id}`: drops the game.
+pub async fn delete(State(app): AppState, Path(id): Path<String>) -> Reply {
+    app.store.remove(&id)?;
+    Ok(Json(json!({"deleted": id})))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveIn {
+    #[serde(rename = "move")]
+    mv: Option<Value>,
+    reply: Option<bool>,
+}
+
+/// `POST /api/games/{id}/move`: the person's move, then (unless `reply` is false) the bot's.
+pub async fn play(State(app): AppState, Path(id): Path<String>, body: Body) -> Reply {
+    let m: MoveIn = parse(body)?;
+    let mv = move_from_json(
+        m.mv.as_ref()
+            .ok_or_else(|| ApiError::bad("missing 'move': a pit number or \"swap\""))?,
+    )?;
+    let mut g = locked(&app, &id).await?;
+    let from = g.game.history().len();
+    g.play_human(mv)?;
+    if m.reply.unwrap_or(true) && g.bot_to_move() {
+        g = bot_turn(&app, g).await?;
+    }
+    Ok(Json(g.json(&id, from)))
+}
+
+/// `POST /api/games/{id}/bot`: the bot's turn, when it is the bot's.
+pub async fn bot(State(app): AppState, Path(id): Path<String>) -> Reply {
+    let g = locked(&app, &id).await?;
+    if g.position().is_over() {
+        return Err(ApiError::conflict("the game is over"));
+    }
+    if g.practice {
+        return Err(ApiError::conflict(
+            "practice mode has no bot: you play both sides",
+        ));
+    }
+    if !g.bot_to_move() {
+        return Err(ApiError::conflict("it is your move, not the bot's"));
+    }
+    let from = g.game.history().len();
+    let g = bot_turn(&app, g).await?;
+    Ok(Json(g.json(&id, from)))
+}
+
+/// `POST /api/games/{id}/undo`.
+pub async fn undo(State(app): AppState, Path(id): Path<String>) -> Reply {
+    let mut g = locked(&app, &id).await?;
+    let n = g.undo()?;
+    let len = g.game.history().len();
+    let mut v = g.json(&id, len);
+    v["undone"] = json!(n);
+    Ok(Json(v))
+}
+
+/// `POST /api/games/{id}/redo`.
+pub async fn redo(State(app): AppState, Path(id): Path<String>) -> Reply {
+    let mut g = locked(&app, &id).await?;
+    let from = g.game.history().len();
+    let n = g.redo()?;
+    let mut v = g.json(&id, from);
+    v["redone"] = json!(n);
+    Ok(Json(v))
+}
+
+/// `GET /api/games/{id}/record`: the record in the project's notation.
+pub async fn record_text(State(app): AppState, Path(id): Path<String>) -> Reply {
+    let g = locked(&app, &id).await?;
+    Ok(Json(
+        json!({"record": g.record(), "moves": g.game.move_list()}),
+    ))
+}
+
+/// A view and an analysis as JSON, keyed as `kalaha analyse --json`.
+fn analysis_json(pos: &Position, view: Option<&BotView>, solved: Option<&Analysis>) -> Value {
+    let exact = |mv| solved.and_then(|s| s.moves.iter().find(|m| m.mv == mv));
+    let moves: Vec<Value> = pos
+        .legal_moves()
+        .iter()
+        .map(|mv| {
+            let v = view.and_then(|v| v.moves.iter().find(|m| m.mv == mv));
+            json!({
+                "move": move_json(mv),
+                "prior": v.and_then(|m| m.prior),
+                "visits": v.and_then(|m| m.visits),
+                "q": v.and_then(|m| m.q),
+                "minimax": v.and_then(|m| m.minimax),
+                "lower": exact(mv).map(|e| e.lower),
+                "upper": exact(mv).map(|e| e.upper),
+            })
+        })
+        .collect();
+    json!({
+        "position": pos.to_string(),
+        "rules": pos.rules().describe(),
+        "to_move": pos.to_move().letter().to_string(),
+        "bot": view.map(|v| v.bot.clone()),
+        "choice": view.map(|v| move_json(v.choice)),
+        "network": view.and_then(|v| v.network.as_ref()),
+        "moves": moves,
+        "best": solved.map(|s| s.best().into_iter().map(move_json).collect::<Vec<_>>()),
+        "solver": solved.map(|s| json!({
+            "lower": s.lower, "upper": s.upper, "complete": s.complete(), "seconds": s.seconds,
+        })),
+    })
+}
+
+/// Seconds from a query or body value, at most `max`.
+fn seconds(text: Option<&str>, max: Duration) -> Result<Duration, ApiError> {
+    let Some(t) = text else {
+        return Ok(max);
+    };
+    match t.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(Duration::from_secs_f64(s).min(max)),
+        _ => Err(ApiError::bad(format!(
+            "time '{t}' must be 0 or a positive number of seconds"
+        ))),
+    }
+}
+
+/// The network's view (a policy bot's, or minimax's where no network plays these rules when
+/// `fallback`) and the solver's proof within `limit` (none for 0).
+async fn analyse_position(
+    app: &Arc<App>,
+    pos: Position,
+    limit: Duration,
+    fallback: bool,
+    seed: u64,
+) -> Result<Value, ApiError> {
+    let player = match app.engines.network(pos.rules()) {
+        Some(p) => Some(p.clone()),
+        None if fallback => Some(
+            crate::bots::BotContext::new()
+                .prepare(&crate::bots::BotSpec::Minimax(6), pos.rules())
+                .map_err(|e| ApiError::internal(format!("{e:#}")))?,
+        ),
+        None => None,
+    };
+    let view = match player {
+        Some(p) => {
+            Some(blocking(app, true, move || crate::bots::view::view(&p, &pos, seed)).await?)
+        }
+        None => None,
+    };
+    let solved = if limit.is_zero() {
+        None
+    } else {
+        let a = Arc::clone(app);
+        Some(
+            blocking(app, true, move || -> Result<Analysis, ApiError> {
+                Ok(a.engines
+                    .solver(pos.rules())?
+                    .analyse_within(&pos, Some(limit), None))
+            })
+            .await??,
+        )
+    };
+    Ok(analysis_json(&pos, view.as_ref(), solved.as_ref()))
+}
+
+/// `GET /api/games/{id}/hint?time=S`: the network's view of the position now, and the solver's
+/// values proven within S seconds (0: the network alone; at most the server's hint limit).
+pub async fn hint(
+    State(app): AppState,
+    Path(id): Path<String>,
+    q: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Reply {
+    let q = query(q)?;
+    let limit = seconds(q.get("time").map(|s| s.as_str()), app.engines.limits.hint)?;
+    let (pos, seed) = {
+        let g = locked(&app, &id).await?;
+        (*g.position(), g.game.history().len() as u64)
+    };
+    if pos.is_over() {
+        return Err(ApiError::conflict(
+            "the game is over: there is no move to hint",
+        ));
+    }
+    Ok(Json(analyse_position(&app, pos, limit, false, seed).await?))
+}
+
+/// `GET /api/games/{id}/review`: every move judged by the solver (best moves, seeds lost).
+pub async fn review(State(app): AppState, Path(id): Path<String>) -> Reply {
+    let (history, rules) = {
+        let g = locked(&app, &id).await?;
+        (g.game.history().to_vec(), *g.rules())
+    };
+    if history.is_empty() {
+        return Err(ApiError::conflict("no move has been played yet"));
+    }
+    let a = Arc::clone(&app);
+    let limit = app.engines.limits.review;
+    let judged = blocking(&app, true, move || -> Result<Vec<Analysis>, ApiError> {
+        let positions: Vec<Position> = history.iter().map(|p| p.before).collect();
+        Ok(a.engines
+            .solver(&rules)?
+            .judge_within(&positions, Some(limit)))
+    })
+    .await??;
+    let g = locked(&app, &id).await?;
+    let history = g.game.history();
+    let items: Vec<_> = judged
+        .iter()
+        .zip(history)
+        .enumerate()
+        .map(|(i, (a, p))| judge_move(i, p, a))
+        .collect();
+    let mistakes: Vec<usize> = items
+        .iter()
+        .filter(|j| j.mistake)
+        .map(|j| j.index)
+        .collect();
+    let lost = |side: &str| -> i32 {
+        items
+            .iter()
+            .filter(|j| j.side == side)
+            .filter_map(|j| j.loss)
+            .sum()
+    };
+    Ok(Json(json!({
+        "moves": items,
+        "mistakes": mistakes,
+        "proven": items.iter().filter(|j| j.loss.is_some()).count(),
+        "seeds_lost": {"s": lost("s"), "n": lost("n")},
+        "seconds_per_move": limit.as_secs_f64(),
+    })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyseIn {
+    rules: Option<RulesIn>,
+    position: Option<String>,
+    time_limit: Option<f64>,
+}
+
+/// `POST /api/analyse`: a pasted position's network prior, search visits and Q, and exact values.
+pub async fn analyse(State(app): AppState, body: Body) -> Reply {
+    let a: AnalyseIn = parse(body)?;
+    let rules = a
+        .rules
+        .as_ref()
+        .map_or(Ok(Rules::kalah64()), |r| r.build())?;
+    let text = a.position.ok_or_else(|| {
+        ApiError::bad("missing 'position' (notation, e.g. 4,4,4,4,4,4,0/4,4,4,4,4,4,0 s)")
+    })?;
+    let pos =
+        Position::parse(&text, &rules).map_err(|e| ApiError::bad(format!("position: {e}")))?;
+    if pos.is_over() {
+        return Err(ApiError::unprocessable(format!(
+            "the game is over at {pos}: there is no move to analyse"
+        )));
+    }
+    let limit = seconds(
+        a.time_limit.map(|t| t.to_string()).as_deref(),
+        app.engines.limits.analyse,
+    )?;
+    Ok(Json(analyse_position(&app, pos, limit, true, 0).await?))
+}

@@ -1,0 +1,203 @@
+//! What the server loads once and shares between games: the network each preset's `hard` level
+//! plays (read at start: no request reads a file), one solver per rule set (built in memory on
+//! first use, with an endgame database small enough to build in a moment), and the queue that
+//! bounds how many heavy jobs (searches, proofs) run at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use super::error::ApiError;
+use super::game::{GameState, Opponent};
+use crate::bots::{BotContext, BotSpec, Player};
+use crate::play::Level;
+use crate::rules::{Game, Preset, Rules, RulesSpec, Side};
+use crate::solver::{DbSize, Solver, SolverConfig};
+
+/// Memory of each rule set's solver (table and database), in MiB.
+const SOLVER_MEMORY_MB: usize = 96;
+
+/// Most rule sets with a solver at once; past it the least recently made is dropped (games
+/// holding it keep it).
+const MAX_SOLVERS: usize = 24;
+
+/// Boards of the largest endgame database a solver builds in memory (about a second).
+const DB_BOARDS: u128 = 1 << 22;
+
+/// Time limits of the work done for a request.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Level perfect's time per move.
+    pub perfect_move: Duration,
+    /// Most time a hint's proof may take.
+    pub hint: Duration,
+    /// Time per position of a review.
+    pub review: Duration,
+    /// Most time an analysis's proof may take.
+    pub analyse: Duration,
+    /// Heavy jobs (network moves, proofs) running at once.
+    pub heavy_jobs: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            perfect_move: Duration::from_secs(2),
+            hint: Duration::from_secs(3),
+            review: Duration::from_millis(300),
+            analyse: Duration::from_secs(10),
+            heavy_jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
+/// Networks, solvers and the heavy-job queue.
+pub struct Engines {
+    hard: HashMap<RulesSpec, Player>,
+    solvers: Mutex<Vec<(RulesSpec, Arc<Solver>)>>,
+    /// Bounds the heavy jobs running at once.
+    pub heavy: Semaphore,
+    /// Time limits.
+    pub limits: Limits,
+}
+
+/// Every rule set of the guides, with and without the pie rule.
+pub fn preset_rules() -> Vec<Rules> {
+    Preset::ALL
+        .iter()
+        .flat_map(|p| [p.rules(), p.rules().with_pie(true)])
+        .collect()
+}
+
+impl Engines {
+    /// Loads the network level `hard` plays for each of `preload` (where one was trained for
+    /// exactly those rules), with its endgame database; says on stderr what it loaded.
+    pub fn load(preload: &[Rules], limits: Limits) -> Engines {
+        #[allow(unused_mut)]
+        let mut hard = HashMap::new();
+        #[cfg(feature = "train")]
+        {
+            let mut ctx = BotContext::new();
+            for rules in preload {
+                let Ok(found) = ctx.find_network(rules) else {
+                    continue;
+                };
+                let spec = Level::Hard.spec(Some(&found.dir.display().to_string()));
+                match ctx.prepare(&spec, rules) {
+                    Ok(p) => {
+                        eprintln!("kalaha: level hard for {} is {p}", rules.canonical_name());
+                        hard.insert(rules.spec(), p);
+                    }
+                    Err(e) => eprintln!(
+                        "kalaha: no network for {}: {e:#}; level hard plays mcts:2000",
+                        rules.canonical_name()
+                    ),
+                }
+            }
+        }
+        #[cfg(not(feature = "train"))]
+        let _ = preload;
+        Engines {
+            hard,
+            solvers: Mutex::new(Vec::new()),
+            heavy: Semaphore::new(limits.heavy_jobs.max(1)),
+            limits,
+        }
+    }
+
+    /// The network player of `rules`, if one was loaded.
+    pub fn network(&self, rules: &Rules) -> Option<&Player> {
+        self.hard.get(&rules.spec())
+    }
+
+    /// The bot a level plays under `rules`, by name.
+    pub fn bot_name(&self, level: Level, rules: &Rules) -> String {
+        match level {
+            Level::Hard => match self.network(rules) {
+                Some(p) => p.to_string(),
+                None => Level::Hard.spec(None).to_string(),
+            },
+            Level::Perfect => format!(
+                "solver (exact; {} s a move)",
+                self.limits.perfect_move.as_secs_f64()
+            ),
+            other => other.spec(None).to_string(),
+        }
+    }
+
+    /// The solver of `rules`, built in memory on first use (no file is read or written).
+    /// Blocking.
+    pub fn solver(&self, rules: &Rules) -> Result<Arc<Solver>, ApiError> {
+        let spec = rules.spec();
+        let mut solvers = self
+            .solvers
+            .lock()
+            .map_err(|_| ApiError::internal("the solver list is poisoned"))?;
+        if let Some(i) = solvers.iter().position(|(s, _)| *s == spec) {
+            let entry = solvers.remove(i);
+            let s = Arc::clone(&entry.1);
+            solvers.push(entry);
+            return Ok(s);
+        }
+        let seeds = (1..=rules.total_seeds().min(30))
+            .take_while(|&s| crate::solver::endgame::entries(rules.pits(), s) <= DB_BOARDS)
+            .last()
+            .unwrap_or(0);
+        let cfg = SolverConfig {
+            memory_mb: SOLVER_MEMORY_MB,
+            db: if seeds == 0 {
+                DbSize::Off
+            } else {
+                DbSize::Seeds(seeds)
+            },
+            cache_dir: None,
+            ..SolverConfig::default()
+        };
+        let s = Arc::new(
+            Solver::new(rules, &cfg).map_err(|e| ApiError::internal(format!("solver: {e}")))?,
+        );
+        if solvers.len() >= MAX_SOLVERS {
+            solvers.remove(0);
+        }
+        solvers.push((spec, Arc::clone(&s)));
+        Ok(s)
+    }
+
+    /// A new game: `game` (the start, or a loaded record), the person in `human`'s seat against
+    /// `level` (or both sides in practice mode). Blocking (level perfect builds its solver).
+    pub fn new_game(
+        &self,
+        game: Game,
+        level: Level,
+        human: Side,
+        practice: bool,
+        seed: u64,
+    ) -> Result<GameState, ApiError> {
+        let rules = *game.position().rules();
+        let name = self.bot_name(level, &rules);
+        let opponent = if practice {
+            Opponent::None
+        } else {
+            match level {
+                Level::Perfect => Opponent::Solver(self.solver(&rules)?, self.limits.perfect_move),
+                Level::Hard => match self.network(&rules) {
+                    Some(p) => Opponent::Bot(p.build()),
+                    None => Opponent::Bot(prepare(&Level::Hard.spec(None), &rules)?.build()),
+                },
+                other => Opponent::Bot(prepare(&other.spec(None), &rules)?.build()),
+            }
+        };
+        Ok(GameState::new(
+            game, level, name, human, practice, opponent, seed,
+        ))
+    }
+}
+
+/// A bot that needs no file (greedy, minimax, mcts).
+fn prepare(spec: &BotSpec, rules: &Rules) -> Result<Player, ApiError> {
+    BotContext::new()
+        .prepare(spec, rules)
+        .map_err(|e| ApiError::internal(format!("{e:#}")))
+}

@@ -1,0 +1,212 @@
+//! `kalaha serve`: a web board. A page embedded in the binary (one HTML file, inline CSS and
+//! JavaScript, no build step) and a JSON API over the same games as `kalaha play`: levels easy,
+//! medium, hard (the network trained for the rules) and perfect (the solver), practice mode,
+//! undo/redo, hints, a review of every move by the solver, an analysis board and game records.
+//!
+//! - [`game`]: one game, its opponent, and what each move did (its sowing path).
+//! - [`engine`]: networks loaded once at start, a solver per rule set, the heavy-job queue.
+//! - [`store`]: the games by id, bounded by number and idle time.
+//! - [`api`]: the handlers; [`error`]: `{"error": "..."}` replies.
+//! - [`record`]: game records in the project's notation.
+//! - [`client`]: a small blocking HTTP client for the tests and the load test.
+//!
+//! Routes: `GET /` the page; `GET /api/info`; `POST /api/levels` (rules → each level's bot);
+//! `POST /api/games` (`{rules, level, side, practice}` or `{record, ...}`); `GET|DELETE
+//! /api/games/{id}`; `POST /api/games/{id}/move` (`{move, reply}`), `/bot`, `/undo`, `/redo`;
+//! `GET /api/games/{id}/hint?time=S`, `/review`, `/record`; `POST /api/analyse` (`{rules,
+//! position, time_limit}`). No request reads or writes a file: the networks are read at start and
+//! the solvers build their endgame databases in memory.
+
+pub mod api;
+pub mod client;
+pub mod engine;
+pub mod error;
+pub mod game;
+pub mod record;
+pub mod store;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+pub use engine::{Engines, Limits, preset_rules};
+
+use crate::rules::Rules;
+
+/// How the server is set up.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// Address to bind (localhost unless told otherwise).
+    pub host: String,
+    /// Port (0: any free port).
+    pub port: u16,
+    /// Most games held at once; past it the least recently used goes.
+    pub max_games: usize,
+    /// A game with no request for this long is dropped.
+    pub idle: Duration,
+    /// Largest request body, in bytes.
+    pub max_body: usize,
+    /// Time limits and the heavy-job queue.
+    pub limits: Limits,
+    /// Rule sets whose network (level hard) is loaded at start.
+    pub preload: Vec<Rules>,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig {
+            host: "127.0.0.1".into(),
+            port: 8080,
+            max_games: 10_000,
+            idle: Duration::from_secs(6 * 3600),
+            max_body: 16 * 1024,
+            limits: Limits::default(),
+            preload: preset_rules(),
+        }
+    }
+}
+
+/// The router over a shared [`api::App`].
+pub fn router(app: Arc<api::App>, max_body: usize) -> Router {
+    Router::new()
+        .route("/", get(api::page))
+        .route("/api/info", get(api::info))
+        .route("/api/levels", post(api::levels))
+        .route("/api/games", post(api::create))
+        .route("/api/games/{id}", get(api::state).delete(api::delete))
+        .route("/api/games/{id}/move", post(api::play))
+        .route("/api/games/{id}/bot", post(api::bot))
+        .route("/api/games/{id}/undo", post(api::undo))
+        .route("/api/games/{id}/redo", post(api::redo))
+        .route("/api/games/{id}/hint", get(api::hint))
+        .route("/api/games/{id}/review", get(api::review))
+        .route("/api/games/{id}/record", get(api::record_text))
+        .route("/api/analyse", post(api::analyse))
+        .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(app)
+}
+
+/// Loads the networks (blocking: reads the checkpoints) and makes the shared state.
+pub fn load(config: &ServeConfig) -> Arc<api::App> {
+    Arc::new(api::App {
+        engines: Engines::load(&config.preload, config.limits.clone()),
+        store: store::Store::new(config.max_games, config.idle),
+    })
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then finishes the requests in flight.
+pub async fn serve(
+    app: Arc<api::App>,
+    listener: tokio::net::TcpListener,
+    max_body: usize,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    // Idle games go even when nobody creates new ones.
+    let sweeper = {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                app.store.sweep();
+            }
+        })
+    };
+    let r = axum::serve(listener, router(app, max_body))
+        .with_graceful_shutdown(shutdown)
+        .await;
+    sweeper.abort();
+    Ok(r?)
+}
+
+/// Runs the server until Ctrl-C: loads the networks, binds, calls `ready` with the address, then
+/// serves.
+pub fn run(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
+    let app = load(&config);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port))
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+        ready(listener.local_addr()?);
+        serve(app, listener, config.max_body, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+    })
+}
+
+/// A server running on its own thread (for tests and the load test).
+pub struct Running {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    /// The shared state (games, engines).
+    pub app: Arc<api::App>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Running {
+    /// Stops the server gracefully and waits for its thread.
+    pub fn stop(mut self) -> anyhow::Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> anyhow::Result<()> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the server thread panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+/// Starts a server on its own thread and runtime; returns once it listens.
+pub fn spawn(config: ServeConfig) -> anyhow::Result<Running> {
+    let app = load(&config);
+    let listener = std::net::TcpListener::bind((config.host.as_str(), config.port))
+        .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let shared = Arc::clone(&app);
+    let max_body = config.max_body;
+    let thread = std::thread::spawn(move || -> anyhow::Result<()> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            serve(shared, listener, max_body, async {
+                let _ = rx.await;
+            })
+            .await
+        })
+    });
+    Ok(Running {
+        addr,
+        app,
+        stop: Some(tx),
+        thread: Some(thread),
+    })
+}

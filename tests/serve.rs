@@ -1,0 +1,471 @@
+//! `kalaha serve`'s JSON API against a server started in-process on a free port: whole games at
+//! every level, undo/redo, hints, the review, records, the analysis board, and bad requests of
+//! many kinds, each refused with a 4xx JSON error that leaves the game as it was.
+
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use kalaha::rules::Rules;
+use kalaha::serve::client::request;
+use kalaha::serve::{Limits, Running, ServeConfig, spawn};
+use serde_json::{Value, json};
+
+/// One server for every test here (level hard loads the international network once).
+fn server() -> SocketAddr {
+    static SERVER: OnceLock<Running> = OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            spawn(ServeConfig {
+                port: 0,
+                preload: vec![Rules::kalah64()],
+                limits: Limits {
+                    perfect_move: Duration::from_millis(500),
+                    hint: Duration::from_secs(1),
+                    review: Duration::from_millis(100),
+                    analyse: Duration::from_secs(2),
+                    ..Limits::default()
+                },
+                ..ServeConfig::default()
+            })
+            .expect("the server starts")
+        })
+        .addr
+}
+
+fn call(method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let text = body.map(|b| b.to_string());
+    let r = request(server(), method, path, text.as_deref().map(str::as_bytes)).unwrap();
+    (r.status, r.json())
+}
+
+fn ok(method: &str, path: &str, body: Option<Value>) -> Value {
+    let (status, v) = call(method, path, body);
+    assert_eq!(status, 200, "{method} {path}: {v}");
+    v
+}
+
+fn new_game(body: Value) -> Value {
+    ok("POST", "/api/games", Some(body))
+}
+
+/// Plays the person's first legal move (and the bot's replies) until the game ends.
+fn play_out(mut g: Value) -> Value {
+    let id = g["id"].as_str().unwrap().to_string();
+    for _ in 0..400 {
+        if g["position"]["over"].as_bool().unwrap() {
+            return g;
+        }
+        if g["bot_to_move"].as_bool().unwrap() {
+            g = ok("POST", &format!("/api/games/{id}/bot"), None);
+            continue;
+        }
+        assert!(g["your_turn"].as_bool().unwrap(), "{g}");
+        let legal = g["position"]["legal"].as_array().unwrap();
+        // Vary the moves a little: the last legal pit on even plies.
+        let n = g["history"].as_array().unwrap().len();
+        let mv = if n.is_multiple_of(2) {
+            legal.last()
+        } else {
+            legal.first()
+        }
+        .unwrap()
+        .clone();
+        g = ok(
+            "POST",
+            &format!("/api/games/{id}/move"),
+            Some(json!({"move": mv})),
+        );
+    }
+    panic!("the game did not end: {g}");
+}
+
+#[test]
+fn a_whole_game_at_each_level_and_in_practice() {
+    for level in ["easy", "medium", "hard", "perfect"] {
+        let g = new_game(json!({"level": level, "seed": 1}));
+        assert_eq!(g["level"], level);
+        assert!(g["bot"].as_str().unwrap().len() > 2);
+        if level == "hard" && cfg!(feature = "train") {
+            assert!(g["bot"].as_str().unwrap().starts_with("policy:"), "{g}");
+        }
+        let end = play_out(g);
+        assert!(end["position"]["result"].is_object(), "{end}");
+        assert!(
+            end["result_text"]
+                .as_str()
+                .unwrap()
+                .starts_with("Game over")
+        );
+    }
+    // The bot starts when the person sits North; practice plays both sides.
+    let g = new_game(json!({"level": "easy", "side": "north"}));
+    assert!(g["bot_to_move"].as_bool().unwrap());
+    play_out(g);
+    let g = new_game(json!({"practice": true, "rules": {"preset": "children"}}));
+    assert!(g["bot"].is_null());
+    let end = play_out(g);
+    assert!(
+        end["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["side"] == "n")
+    );
+}
+
+#[test]
+fn each_move_says_what_it_did_and_where_its_seeds_went() {
+    let g = new_game(json!({"level": "easy"}));
+    let id = g["id"].as_str().unwrap();
+    // Pit 3 of Kalah(6,4): four seeds, the last in South's store.
+    let g = ok(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(json!({"move": 3})),
+    );
+    let ply = &g["plies"][0];
+    assert_eq!(ply["path"], json!(["s4", "s5", "s6", "S"]));
+    assert_eq!(ply["extra_turn"], true);
+    assert_eq!(ply["by"], "you");
+    assert!(g["your_turn"].as_bool().unwrap());
+}
+
+#[test]
+fn undo_and_redo_take_back_and_replay_a_turn() {
+    let g = new_game(json!({"level": "medium"}));
+    let id = g["id"].as_str().unwrap();
+    let start = g["position"]["notation"].clone();
+    let after = ok(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(json!({"move": 1})),
+    );
+    assert!(
+        after["history"].as_array().unwrap().len() >= 2,
+        "the bot replied"
+    );
+    let back = ok("POST", &format!("/api/games/{id}/undo"), None);
+    assert_eq!(back["position"]["notation"], start);
+    assert_eq!(back["can_redo"], true);
+    let again = ok("POST", &format!("/api/games/{id}/redo"), None);
+    assert_eq!(again["position"]["notation"], after["position"]["notation"]);
+    assert_eq!(again["moves"], after["moves"]);
+}
+
+#[test]
+fn a_hint_gives_the_network_at_once_and_the_solver_within_its_limit() {
+    if !cfg!(feature = "train") {
+        return;
+    }
+    let g = new_game(json!({"level": "hard"}));
+    let id = g["id"].as_str().unwrap();
+    let quick = ok("GET", &format!("/api/games/{id}/hint?time=0"), None);
+    assert!(quick["network"]["value"].is_number(), "{quick}");
+    assert!(quick["solver"].is_null());
+    let moves = quick["moves"].as_array().unwrap();
+    let total: f64 = moves.iter().map(|m| m["prior"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-3);
+    assert!(moves.iter().any(|m| m["visits"].as_u64().unwrap() > 0));
+    let full = ok("GET", &format!("/api/games/{id}/hint"), None);
+    assert!(full["solver"]["lower"].is_number(), "{full}");
+    assert!(full["moves"][0]["lower"].is_number());
+}
+
+#[test]
+fn the_review_judges_every_move_and_the_record_reads_back() {
+    let g = new_game(json!({"level": "easy", "seed": 3}));
+    let end = play_out(g);
+    let id = end["id"].as_str().unwrap();
+    let r = ok("GET", &format!("/api/games/{id}/review"), None);
+    let n = end["history"].as_array().unwrap().len();
+    let moves = r["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), n);
+    // The last moves are deep in the endgame: proven, with their best moves named.
+    let last = moves.last().unwrap();
+    assert!(last["loss"].is_number(), "{last}");
+    assert!(!last["best"].as_array().unwrap().is_empty());
+    for m in &r["mistakes"].as_array().unwrap()[..] {
+        assert!(
+            moves[m.as_u64().unwrap() as usize]["loss"]
+                .as_i64()
+                .unwrap()
+                > 0
+        );
+    }
+    let rec = ok("GET", &format!("/api/games/{id}/record"), None);
+    let back = new_game(json!({"record": rec["record"], "practice": true}));
+    assert_eq!(back["position"]["notation"], end["position"]["notation"]);
+    assert_eq!(back["moves"], end["moves"]);
+}
+
+#[test]
+fn the_analysis_board_gives_prior_visits_and_exact_values() {
+    if !cfg!(feature = "train") {
+        return;
+    }
+    let a = ok(
+        "POST",
+        "/api/analyse",
+        Some(json!({"position": "0,5,3,1,0,2,15/1,0,2,4,0,3,12 s", "time_limit": 2})),
+    );
+    assert!(a["network"]["value"].is_number(), "{a}");
+    let moves = a["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 4);
+    assert!(
+        moves
+            .iter()
+            .all(|m| m["prior"].is_number() && m["visits"].is_number())
+    );
+    assert_eq!(a["solver"]["lower"], 6, "{a}");
+    assert_eq!(a["best"], json!([6]));
+    // Rules without a network: minimax's scores instead.
+    let b = ok(
+        "POST",
+        "/api/analyse",
+        Some(json!({"rules": {"pits": 4, "seeds": 3}, "position": "3,3,3,3,0/3,3,3,3,0 s"})),
+    );
+    assert!(b["network"].is_null());
+    assert!(b["moves"][0]["minimax"].is_number(), "{b}");
+}
+
+/// Sends a raw body.
+fn raw(method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+    let r = request(server(), method, path, Some(body)).unwrap();
+    (r.status, r.json())
+}
+
+#[test]
+fn bad_requests_get_a_4xx_naming_the_problem_and_change_nothing() {
+    // A game in progress, one finished, one where the bot is to move.
+    // South's pit 3 of Kalah(6,4) ends in the store: South moves again, with pit 3 empty.
+    let g = new_game(json!({"level": "easy", "seed": 5, "record": "moves: 3"}));
+    let id = g["id"].as_str().unwrap().to_string();
+    assert!(g["your_turn"].as_bool().unwrap());
+    let over = play_out(new_game(json!({"level": "easy", "seed": 6})));
+    let over_id = over["id"].as_str().unwrap().to_string();
+    let north = new_game(json!({"level": "easy", "side": "north"}));
+    let north_id = north["id"].as_str().unwrap().to_string();
+    let state = |id: &str| ok("GET", &format!("/api/games/{id}"), None);
+    let before = [state(&id), state(&over_id), state(&north_id)];
+    let empty = 3;
+    assert_eq!(g["position"]["south"][2], 0);
+    let mv = format!("/api/games/{id}/move");
+    let big = format!("{{\"move\": 1, \"x\": \"{}\"}}", "a".repeat(100_000));
+    let cases: Vec<(&str, u16, (u16, Value))> = vec![
+        (
+            "empty pit",
+            422,
+            call("POST", &mv, Some(json!({"move": empty}))),
+        ),
+        (
+            "pit out of range",
+            422,
+            call("POST", &mv, Some(json!({"move": 9}))),
+        ),
+        ("pit 0", 422, call("POST", &mv, Some(json!({"move": 0})))),
+        (
+            "pit 300",
+            422,
+            call("POST", &mv, Some(json!({"move": 300}))),
+        ),
+        (
+            "negative pit",
+            400,
+            call("POST", &mv, Some(json!({"move": -1}))),
+        ),
+        (
+            "fractional pit",
+            400,
+            call("POST", &mv, Some(json!({"move": 2.5}))),
+        ),
+        (
+            "move not a pit",
+            400,
+            call("POST", &mv, Some(json!({"move": "abc"}))),
+        ),
+        ("missing move", 400, call("POST", &mv, Some(json!({})))),
+        (
+            "unknown field",
+            400,
+            call("POST", &mv, Some(json!({"move": 2, "pit": 2}))),
+        ),
+        ("malformed JSON", 400, raw("POST", &mv, b"{\"move\": ")),
+        ("JSON of the wrong shape", 400, raw("POST", &mv, b"[1, 2]")),
+        ("oversized body", 413, raw("POST", &mv, big.as_bytes())),
+        (
+            "swap without the pie rule",
+            422,
+            call("POST", &mv, Some(json!({"move": "swap"}))),
+        ),
+        (
+            "unknown game",
+            404,
+            call("POST", "/api/games/feedbeef/move", Some(json!({"move": 1}))),
+        ),
+        (
+            "unknown game state",
+            404,
+            call("GET", "/api/games/nope", None),
+        ),
+        (
+            "game over",
+            409,
+            call(
+                "POST",
+                &format!("/api/games/{over_id}/move"),
+                Some(json!({"move": 1})),
+            ),
+        ),
+        (
+            "hint after the end",
+            409,
+            call("GET", &format!("/api/games/{over_id}/hint"), None),
+        ),
+        (
+            "bot after the end",
+            409,
+            call("POST", &format!("/api/games/{over_id}/bot"), None),
+        ),
+        (
+            "wrong turn: the bot's",
+            409,
+            call(
+                "POST",
+                &format!("/api/games/{north_id}/move"),
+                Some(json!({"move": 1})),
+            ),
+        ),
+        (
+            "wrong turn: yours",
+            409,
+            call("POST", &format!("/api/games/{id}/bot"), None),
+        ),
+        (
+            "redo with nothing undone",
+            409,
+            call("POST", &format!("/api/games/{id}/redo"), None),
+        ),
+        (
+            "undo at the start",
+            409,
+            call("POST", &format!("/api/games/{north_id}/undo"), None),
+        ),
+        (
+            "bad hint time",
+            400,
+            call("GET", &format!("/api/games/{id}/hint?time=soon"), None),
+        ),
+        (
+            "bad level",
+            400,
+            call("POST", "/api/games", Some(json!({"level": "grandmaster"}))),
+        ),
+        (
+            "bad preset",
+            400,
+            call(
+                "POST",
+                "/api/games",
+                Some(json!({"rules": {"preset": "klingon"}})),
+            ),
+        ),
+        (
+            "too many pits",
+            400,
+            call("POST", "/api/games", Some(json!({"rules": {"pits": 99}}))),
+        ),
+        (
+            "too many seeds",
+            400,
+            call(
+                "POST",
+                "/api/games",
+                Some(json!({"rules": {"pits": 6, "seeds": 60}})),
+            ),
+        ),
+        (
+            "bad side",
+            400,
+            call("POST", "/api/games", Some(json!({"side": "east"}))),
+        ),
+        (
+            "bad record",
+            400,
+            call(
+                "POST",
+                "/api/games",
+                Some(json!({"record": "moves: 1,1,1,1,1,1,1"})),
+            ),
+        ),
+        (
+            "record and rules",
+            400,
+            call(
+                "POST",
+                "/api/games",
+                Some(json!({"record": "moves: 1", "rules": {}})),
+            ),
+        ),
+        (
+            "malformed position",
+            400,
+            call(
+                "POST",
+                "/api/analyse",
+                Some(json!({"position": "4,4,4/4,4 s"})),
+            ),
+        ),
+        (
+            "position of other rules",
+            400,
+            call(
+                "POST",
+                "/api/analyse",
+                Some(json!({"position": "3,3,3,0/3,3,3,0 s"})),
+            ),
+        ),
+        (
+            "position over",
+            422,
+            call(
+                "POST",
+                "/api/analyse",
+                Some(json!({"position": "0,0,0,0,0,0,24/4,4,4,4,4,4,0 n"})),
+            ),
+        ),
+        (
+            "bad analysis time",
+            400,
+            call(
+                "POST",
+                "/api/analyse",
+                Some(json!({"position": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", "time_limit": -1})),
+            ),
+        ),
+        ("wrong method", 405, call("DELETE", &mv, None)),
+        ("unknown route", 404, call("GET", "/api/nothing", None)),
+    ];
+    let mut failed = Vec::new();
+    for (what, want, (status, body)) in &cases {
+        let named = body["error"].as_str().is_some_and(|e| !e.is_empty());
+        if status != want || !named {
+            failed.push(format!(
+                "{what}: expected {want} with an error, got {status} {body}"
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(cases.len() >= 15);
+    let after = [state(&id), state(&over_id), state(&north_id)];
+    assert_eq!(before, after, "a refused request changed a game");
+}
+
+#[test]
+fn the_page_is_served_from_the_binary() {
+    let r = request(server(), "GET", "/", None).unwrap();
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("<html") && r.body.contains("api/games"));
+    let info = ok("GET", "/api/info", None);
+    assert_eq!(info["presets"].as_array().unwrap().len(), 10);
+}
