@@ -39,6 +39,10 @@ fn show_json_has_the_contract_keys() {
     assert_eq!(v["over"], false);
     assert_eq!(v["legal"], serde_json::json!([1, 2, 4, 5, 6]));
     assert_eq!(v["swap_allowed"], false);
+    assert_eq!(
+        v["legal_moves"],
+        serde_json::json!(["1", "2", "4", "5", "6"])
+    );
     assert_eq!(v["score"], serde_json::json!([1, 0]));
     assert_eq!(v["result"], serde_json::Value::Null);
 }
@@ -60,6 +64,9 @@ fn show_pie_and_presets() {
     let v = json(&["show", "--pie", "--moves", "1", "--json"]);
     assert_eq!(v["swap_allowed"], true);
     assert_eq!(v["to_move"], "n");
+    let moves = v["legal_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 7, "six pits and the swap: {moves:?}");
+    assert!(moves.contains(&serde_json::json!("swap")));
     let v = json(&["show", "--pie", "--moves", "1,swap", "--json"]);
     assert_eq!(v["swap_allowed"], false);
     assert_eq!(v["to_move"], "n");

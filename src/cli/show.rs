@@ -20,8 +20,11 @@ struct ShowJson {
     position: String,
     to_move: char,
     over: bool,
+    /// Legal pit moves (the swap apart: see `swap_allowed` and `legal_moves`).
     legal: Vec<u8>,
     swap_allowed: bool,
+    /// Every legal move in the notation, `swap` included.
+    legal_moves: Vec<String>,
     score: [u32; 2],
     result: Option<&'static str>,
     margin: i32,
@@ -47,6 +50,7 @@ pub fn run(a: ShowArgs) -> anyhow::Result<()> {
                 .filter_map(|m| if let Move::Pit(p) = m { Some(p) } else { None })
                 .collect(),
             swap_allowed: legal.swap,
+            legal_moves: legal.iter().map(|m| m.to_string()).collect(),
             score: pos.score(),
             result: pos.result().map(|r| r.name()),
             margin: pos.margin(),
