@@ -62,7 +62,11 @@ fn play(addr: SocketAddr, level: &str, seed: u64, think: Duration) -> (Vec<f64>,
             _ => None,
         }
     };
-    let side = if seed.is_multiple_of(2) { "south" } else { "north" };
+    let side = if seed.is_multiple_of(2) {
+        "south"
+    } else {
+        "north"
+    };
     let Some(mut g) = send(
         "POST",
         "/api/games",
