@@ -50,7 +50,8 @@ pub struct RunConfig {
     pub checkpoint_dir: PathBuf,
     /// Folder of TensorBoard logs and experiment notes.
     pub experiment_dir: PathBuf,
-    /// `cpu` (burn's flex backend) or `cuda` (needs the `cuda` cargo feature).
+    /// `cpu` (burn's flex backend), `wgpu` (a GPU through Vulkan; needs the `wgpu` cargo feature)
+    /// or `cuda` (needs the `cuda` cargo feature).
     pub device: String,
     /// Optional: a checkpoint (folder or sidecar) whose weights a fresh run starts from instead of
     /// random ones; it must have the same network shape and pits per side (rules may differ).
@@ -337,9 +338,9 @@ impl TrainConfig {
             "must be at least 1",
         )?;
         check(
-            matches!(r.device.as_str(), "cpu" | "cuda"),
+            matches!(r.device.as_str(), "cpu" | "wgpu" | "cuda"),
             "run.device",
-            "must be cpu or cuda",
+            "must be cpu, wgpu or cuda",
         )?;
         Ok(())
     }
