@@ -137,6 +137,24 @@ pub struct SelfPlayConfig {
     /// Default false; `label_draw = "judge"` always leaves them out.
     #[serde(default)]
     pub label_skip_forced: bool,
+    /// A file of exactly labelled positions outside the database (JSON lines, as
+    /// `experiments/midgame-labels/label.py` writes them; see [`super::label_file`]), mixed into
+    /// each iteration with `label_file_share`. A relative path is read from the working
+    /// directory. Default none.
+    #[serde(default)]
+    pub label_file: Option<String>,
+    /// With `label_file`: this share of `positions_per_iteration` more positions drawn from the
+    /// file each iteration, uniformly with replacement. Default 0.
+    #[serde(default)]
+    pub label_file_share: f32,
+    /// With `label_file`: the lines whose index is a multiple of this are held out and never
+    /// trained on (default 5, a fifth; 0 trains on every line).
+    #[serde(default = "default_label_file_holdout")]
+    pub label_file_holdout: u64,
+}
+
+fn default_label_file_holdout() -> u64 {
+    5
 }
 
 /// How labelled positions are drawn.
@@ -442,6 +460,14 @@ impl TrainConfig {
                 && (p.exact_share == 0.0 || p.endgame_db_seeds > 0),
             "selfplay.exact_share",
             "must be 0 to 4, and needs selfplay.endgame_db_seeds > 0",
+        )?;
+        check(
+            (0.0..=4.0).contains(&p.label_file_share)
+                && (p.label_file_share > 0.0) == p.label_file.is_some()
+                && (p.label_file.is_none() || p.endgame_db_seeds > 0),
+            "selfplay.label_file_share",
+            "must be 0 to 4, above 0 exactly when selfplay.label_file is set (which needs \
+             selfplay.endgame_db_seeds > 0)",
         )?;
         check(
             (0.0..=100.0).contains(&p.exact_temperature),

@@ -266,6 +266,25 @@ pub fn cached_settings(rules: &Rules, cache_dir: &Path) -> Option<(usize, Option
     found.pop()
 }
 
+/// The positions of every judge set of `rules` solved in `cache_dir` (any size or time limit), in
+/// notation: what a training source must leave out so that the judge set stays unseen.
+pub fn cached_positions(rules: &Rules, cache_dir: &Path) -> Vec<String> {
+    let prefix = format!("{}-", cache_prefix(rules));
+    let Ok(dir) = std::fs::read_dir(cache_dir) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .filter_map(|t| serde_json::from_str::<JudgeFile>(&t).ok())
+        .flat_map(|f| f.positions.into_iter().map(|j| j.position))
+        .collect()
+}
+
 /// An error naming the first of `actions` (one per position, in order) that is not a legal move
 /// of its position, or a count that is not one per position: what every scorer of chosen moves
 /// checks first (judge sets, held-out sets).

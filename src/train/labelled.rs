@@ -31,6 +31,8 @@ pub struct Labeller {
     draw: LabelDraw,
     /// Leave positions with one legal move out.
     skip_forced: bool,
+    /// Exactly labelled positions read from a file, drawn with [`Labeller::generate_file`].
+    file: Option<super::label_file::LabelFile>,
 }
 
 /// Plies after the database is entered that [`LabelDraw::Judge`] keeps (the judge set's
@@ -100,7 +102,7 @@ pub(crate) fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<
 
 /// A sample from every legal move's exact value, its policy target at `temperature` (see
 /// [`exact_policy`]).
-fn sample(pos: Position, exact: &ExactMoves, total: u32, temperature: f32) -> Sample {
+pub(super) fn sample(pos: Position, exact: &ExactMoves, total: u32, temperature: f32) -> Sample {
     Sample {
         pos,
         policy: exact_policy(exact, pos.rules().pits(), temperature),
@@ -131,6 +133,23 @@ impl Labeller {
             temperature,
             draw,
             skip_forced,
+            file: None,
+        }
+    }
+
+    /// This labeller drawing from `file` too ([`Labeller::generate_file`]).
+    pub fn with_file(self, file: super::label_file::LabelFile) -> Labeller {
+        Labeller {
+            file: Some(file),
+            ..self
+        }
+    }
+
+    /// `n` positions of the labels file into `replay` (none without a file); the number pushed.
+    pub fn generate_file(&self, n: usize, replay: &mut Replay, seed: u64) -> usize {
+        match &self.file {
+            Some(f) => f.generate(n, replay, seed, self.temperature),
+            None => 0,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod distributed;
 pub mod eval;
 pub mod heldout;
 pub mod judge;
+pub mod label_file;
 pub mod labelled;
 pub mod selfplay;
 pub mod state;
@@ -655,6 +656,10 @@ fn play(
         let more = l.generate(extra, replay, seed ^ 0xE4AC7, stop);
         st.positions += more.positions;
         st.exact_positions += more.exact_positions;
+        let wanted = (cfg.selfplay.label_file_share * n as f32).round() as usize;
+        let from_file = l.generate_file(wanted, replay, seed ^ 0xF11E) as u64;
+        st.positions += from_file;
+        st.exact_positions += from_file;
     }
     (st, ev.evaluated)
 }
@@ -902,7 +907,7 @@ fn data_sources(
     );
     let oracle = std::sync::Arc::new(oracle);
     let exact = p.labels == config::Labels::Exact;
-    if !exact && p.exact_share == 0.0 {
+    if !exact && p.exact_share == 0.0 && p.label_file.is_none() {
         return Ok((Some(oracle), None));
     }
     let solver = if exact && p.label_time_limit > 0.0 {
@@ -918,5 +923,20 @@ fn data_sources(
         p.exact_temperature,
         (p.label_draw, p.label_skip_forced),
     );
+    let labeller = match &p.label_file {
+        Some(path) => {
+            // The judge sets stay unseen: their positions are never trained on.
+            let judged = judge::cached_positions(rules, &cfg.run.checkpoint_dir.join("judge"));
+            let exclude = judged.into_iter().collect();
+            let file = label_file::LabelFile::load(
+                std::path::Path::new(path),
+                rules,
+                p.label_file_holdout,
+                &exclude,
+            )?;
+            labeller.with_file(file)
+        }
+        None => labeller,
+    };
     Ok((Some(oracle), Some(labeller)))
 }

@@ -594,6 +594,9 @@ mod tests {
             exact_temperature: 0.0,
             label_draw: Default::default(),
             label_skip_forced: false,
+            label_file: None,
+            label_file_share: 0.0,
+            label_file_holdout: 5,
         }
     }
 
