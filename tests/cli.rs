@@ -252,6 +252,47 @@ fn bench_endgame_counts_every_board_and_refuses_a_database_that_does_not_fit() {
     );
 }
 
+#[cfg(feature = "train")]
+#[test]
+fn bench_train_reports_the_trainers_rates_and_bench_compare_the_devices_agreement() {
+    let cfg = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
+    let v = json(&[
+        "bench",
+        "train",
+        "--config",
+        cfg,
+        "--iterations",
+        "1",
+        "--warmup",
+        "0",
+        "--json",
+    ]);
+    assert!(v["samples_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(v["positions_per_sec"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["runs"].as_array().map(|r| r.len()), Some(1));
+    assert_eq!(v["device"], "cpu");
+    let train = ["bench", "train", "--config", cfg];
+    refused(
+        &[&train[..], &["--iterations", "0"]].concat(),
+        "at least one timed iteration",
+    );
+    refused(
+        &[&train[..], &["--device", "tpu"]].concat(),
+        "unknown device 'tpu' (expected cpu, wgpu or cuda)",
+    );
+    #[cfg(not(feature = "wgpu"))]
+    refused(
+        &[&train[..], &["--device", "wgpu"]].concat(),
+        "needs kalaha built with the `wgpu` feature",
+    );
+    let c = json(&[
+        "bench", "compare", "--device", "cpu", "--hidden", "16", "--layers", "1", "--batch", "32",
+        "--steps", "2", "--json",
+    ]);
+    assert_eq!(c["within_tolerance"], true);
+    assert_eq!(c["losses"][0].as_array().map(|l| l.len()), Some(2));
+}
+
 #[test]
 fn solve_keeps_its_table_in_a_file_and_refuses_a_damaged_one() {
     let dir = std::env::temp_dir().join(format!("kalaha-cli-table-{}", std::process::id()));

@@ -5,13 +5,13 @@
 #
 #   experiments/gpu/run.sh [DEVICE]        DEVICE: wgpu (default) or cuda; `cpu` alone: a dry run
 #
-# The binary: $KALAHA_BIN, else target/gpu/kalaha, else target/release/kalaha. Make it here with
-#   cargo build --release --features wgpu
-#   mkdir -p target/gpu && cp target/release/kalaha target/gpu/ && strip target/gpu/kalaha
-# (62 MiB stripped; `gzip -9 target/gpu/kalaha` makes it 16 MiB, which this script unpacks) and carry
-# `target/gpu` to the GPU machine (with a libvulkan.so.1 in target/gpu/lib where the machine has no
-# Vulkan loader). The Vulkan driver is the machine's: the NVIDIA driver's
-# ICD (its JSON file, or libGLX_nvidia.so.0, from which this script writes one), or Mesa.
+# The binary: $KALAHA_BIN, else target/gpu/kalaha, else target/gpu/kalaha.gz (unpacked into a
+# scratch folder), else target/release/kalaha. experiments/gpu/prepare.sh makes the carry:
+# target/gpu/kalaha.gz (a `--features wgpu` build, stripped and gzipped, about 16 MiB) and
+# target/gpu/lib/libvulkan.so.1 (a Vulkan loader, used here when present). The Vulkan driver is
+# the machine's: the NVIDIA driver's ICD (its JSON file, or libGLX_nvidia.so.0, from which this
+# script writes one) or Mesa's. The adapter wgpu took is in the output (`wgpu_adapter`): a
+# software one (llvmpipe) means the GPU was not reached.
 #
 # First `kalaha bench compare` (the same AdamW steps from the same weights on the CPU and the GPU:
 # losses, weights and outputs within tolerances) for a 3x128 and the 6x1024 network, then the four
@@ -36,13 +36,12 @@ CASES=${CASES:-kalah64 big}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 BIN=${KALAHA_BIN:-}
-if [ -z "$BIN" ]; then
-    for b in target/gpu/kalaha target/release/kalaha; do
-        if [ -x "$b" ]; then BIN=$b; break; fi
-    done
-fi
-if [ -z "$BIN" ] && [ -e target/gpu/kalaha.gz ]; then
+if [ -z "$BIN" ] && [ -x target/gpu/kalaha ]; then
+    BIN=target/gpu/kalaha
+elif [ -z "$BIN" ] && [ -e target/gpu/kalaha.gz ]; then
     gunzip -c target/gpu/kalaha.gz >"$WORK/kalaha" && chmod +x "$WORK/kalaha" && BIN="$WORK/kalaha"
+elif [ -z "$BIN" ] && [ -x target/release/kalaha ]; then
+    BIN=target/release/kalaha
 fi
 if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
     echo "run.sh: no kalaha binary (set KALAHA_BIN, or build one: see the head of this script)" >&2

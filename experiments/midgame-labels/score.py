@@ -3,7 +3,13 @@ database (label.py's file): alone, and searching as the ``hard`` level does, wit
 by source and by seeds on the board. A yardstick outside the database several times the judge
 set's 552 positions there.
 
-    python experiments/midgame-labels/score.py [--labels FILE ...] [--network PATH] [--simulations N] [--json]
+    python experiments/midgame-labels/score.py [--labels FILE ...] [--network PATH] [--simulations N]
+        [--split all|heldout|train] [--holdout K] [--against PATH] [--json]
+
+``--split heldout`` scores only the lines a training run with ``selfplay.label_file_holdout = K``
+never saw (index a multiple of K, default 5), ``--split train`` the others. ``--against`` scores
+a second network on the same positions and reports the paired comparison (positions only one of
+the two gets right, two-sided sign test).
 """
 
 from __future__ import annotations
@@ -46,6 +52,27 @@ def rate(hits: np.ndarray) -> dict:
             "positions": n}
 
 
+def sign_test(a: int, b: int) -> float:
+    """Two-sided exact sign test of a positions only one network gets right against b."""
+    n, k = a + b, min(a, b)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def score(net, positions, optimal, simulations):
+    """Hits of the network alone and searching, one per position."""
+    obs = np.stack([p.observation() for p in positions]).astype(np.float32)
+    mask = np.stack([p.action_mask() for p in positions])
+    # Actions are pit numbers minus one for the player to move (no swap under these rules).
+    alone = pick(net(obs, mask), mask) + 1
+    searched = kalaha.search(positions, net, simulations=simulations, temperature=0.0,
+                             endgame_db=True)["action"] + 1
+    return (np.array([int(x) in o for x, o in zip(alone, optimal)]),
+            np.array([int(x) in o for x, o in zip(searched, optimal)]))
+
+
 def main() -> None:
     cache = Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -53,22 +80,35 @@ def main() -> None:
                     default=[HERE / "labels-6x4-seed1.jsonl", cache / "midgame-labels-6x4-seed1.jsonl"])
     ap.add_argument("--network", default="auto")
     ap.add_argument("--simulations", type=int, default=64)
+    ap.add_argument("--split", choices=["all", "heldout", "train"], default="all")
+    ap.add_argument("--holdout", type=int, default=5)
+    ap.add_argument("--against", default=None)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.holdout < 1:
+        ap.error("--holdout must be 1 or more")
     rows = load(a.labels)
+    if a.split != "all":
+        rows = [r for r in rows if (r["i"] % a.holdout == 0) == (a.split == "heldout")]
+    if not rows:
+        ap.error("no labelled positions to score")
     net = kalaha.Network.load(a.network)
     positions = [kalaha.Position(r["position"]) for r in rows]
     optimal = [{int(k) for k, v in r["moves"].items() if v == r["value"]} for r in rows]
-    obs = np.stack([p.observation() for p in positions]).astype(np.float32)
-    mask = np.stack([p.action_mask() for p in positions])
-    # Actions are pit numbers minus one for the player to move (no swap under these rules).
-    alone = pick(net(obs, mask), mask) + 1
-    searched = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
-                             endgame_db=True)["action"] + 1
-    hit_alone = np.array([int(x) in o for x, o in zip(alone, optimal)])
-    hit_search = np.array([int(x) in o for x, o in zip(searched, optimal)])
+    hit_alone, hit_search = score(net, positions, optimal, a.simulations)
     report = {"network": a.network, "positions": len(rows), "simulations": a.simulations,
+              "split": a.split, "holdout": a.holdout,
               "alone": rate(hit_alone), "search": rate(hit_search), "by_source": {}, "by_seeds": {}}
+    if a.against:
+        other_alone, other_search = score(kalaha.Network.load(a.against), positions, optimal,
+                                          a.simulations)
+        report["against"] = {"network": a.against, "alone": rate(other_alone),
+                             "search": rate(other_search)}
+        for name, mine, theirs in [("alone", hit_alone, other_alone),
+                                   ("search", hit_search, other_search)]:
+            only_new, only_old = int((mine & ~theirs).sum()), int((~mine & theirs).sum())
+            report["against"][f"paired_{name}"] = {"only_new": only_new, "only_old": only_old,
+                                                   "p": sign_test(only_new, only_old)}
     for src in sorted({r["source"] for r in rows}):
         idx = np.array([r["source"] == src for r in rows])
         report["by_source"][src] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx])}
@@ -79,12 +119,20 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     al, se = report["alone"], report["search"]
-    print(f"{len(rows)} exactly labelled positions outside the database")
+    print(f"{len(rows)} exactly labelled positions outside the database ({a.split})")
     print(f"  alone: {100 * al['optimal_rate']:.1f}% ± {100 * al['std_err']:.1f}")
     print(f"  {a.simulations} simulations: {100 * se['optimal_rate']:.1f}% ± {100 * se['std_err']:.1f}")
     for name, part in [*report["by_source"].items(), *report["by_seeds"].items()]:
         print(f"  {name}: alone {100 * part['alone']['optimal_rate']:.1f}%, searching "
               f"{100 * part['search']['optimal_rate']:.1f}% of {part['alone']['positions']}")
+    if a.against:
+        o = report["against"]
+        print(f"  against {a.against}: alone {100 * o['alone']['optimal_rate']:.1f}%, "
+              f"searching {100 * o['search']['optimal_rate']:.1f}%")
+        for name in ["alone", "search"]:
+            pr = o[f"paired_{name}"]
+            print(f"  paired ({name}): only this network right {pr['only_new']}, only the other "
+                  f"{pr['only_old']} (sign test p = {pr['p']:.3g})")
 
 
 if __name__ == "__main__":
