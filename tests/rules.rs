@@ -5,8 +5,8 @@ mod common;
 
 use common::reference::RefPos;
 use kalaha::rules::{
-    Capture, End, Game, GameResult, IllegalMove, Leftover, Move, NotationError, Position, Preset,
-    Rules, Side, parse_moves, perft,
+    Capture, End, Game, GameResult, IllegalMove, Leftover, Move, NotationError, Position,
+    PositionError, Preset, Rules, Side, parse_moves, perft,
 };
 use proptest::prelude::*;
 
@@ -318,7 +318,7 @@ fn malformed_notation_names_the_problem() {
     let err = |t: &str| Position::parse(t, &r).unwrap_err();
     assert_eq!(
         err("4,4,4,4,4,0/4,4,4,4,4,0 s"),
-        NotationError::PitCount { got: 5, want: 6 }
+        NotationError::Position(PositionError::PitCount { got: 5, want: 6 })
     );
     assert_eq!(
         err("4,4,4,4,4,4,0/4,4,4,4,4,0 s"),
@@ -346,7 +346,7 @@ fn malformed_notation_names_the_problem() {
     );
     assert_eq!(
         err("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s swap"),
-        NotationError::Swap
+        NotationError::Position(PositionError::Swap)
     );
     assert_eq!(
         err("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s extra"),
@@ -374,11 +374,11 @@ fn malformed_notation_names_the_problem() {
     );
     assert_eq!(
         err("99,99,99,4,4,4,0/4,4,4,4,4,4,0 s"),
-        NotationError::TooManySeeds(333)
+        NotationError::Position(PositionError::TooManySeeds(333))
     );
     assert_eq!(
         err("99999999999999999999999,0,0,0,0,0,0/0,0,0,0,0,0,0 s"),
-        NotationError::TooManySeeds(u64::MAX)
+        NotationError::Position(PositionError::TooManySeeds(u64::MAX))
     );
     assert!(
         err("4,4,4,4,4,4,0/4,4,4,4,4,4,0 x")

@@ -16,4 +16,6 @@ pub use options::{
 };
 pub use perft::perft;
 pub(crate) use position::Phase;
-pub use position::{GameResult, IllegalMove, Move, MoveOutcome, MoveSet, Position, Side};
+pub use position::{
+    GameResult, IllegalMove, Move, MoveOutcome, MoveSet, Position, PositionError, Side,
+};

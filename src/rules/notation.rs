@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::options::Rules;
-use super::position::{Phase, Position, Side};
+use super::position::{Phase, Position, PositionError, Side};
 use super::sow::{base, store};
 
 /// Why a piece of notation was refused.
@@ -41,15 +41,9 @@ pub enum NotationError {
     /// An unknown trailing field.
     #[error("unexpected '{0}' after the side to move (only 'swap' or 'opening' may follow)")]
     Trailing(String),
-    /// Pit count different from the rules.
-    #[error("position has {got} pits per side but the rules say {want}")]
-    PitCount { got: usize, want: usize },
-    /// More seeds than a board cell can hold.
-    #[error("position holds {0} seeds; the board holds at most 255")]
-    TooManySeeds(u64),
-    /// `swap` marker where the pie answer cannot be.
-    #[error("'swap' needs the pie rule and north to move")]
-    Swap,
+    /// The board is not a position of the rules (pit count, seed count, `swap` marker).
+    #[error(transparent)]
+    Position(#[from] PositionError),
     /// `opening` marker where South's opening turn cannot be going on.
     #[error("'opening' needs the pie rule, south to move and an empty north store")]
     Opening,
@@ -147,14 +141,17 @@ impl Setup {
         self.south.len()
     }
 
-    /// Validates the setup under `rules`.
+    /// Validates the setup under `rules` (through [`Position::from_parts`], and the `opening`
+    /// marker here).
     pub fn position(&self, rules: &Rules) -> Result<Position, NotationError> {
         if self.pits() != rules.pits() {
-            return Err(NotationError::PitCount {
+            return Err(PositionError::PitCount {
                 got: self.pits(),
                 want: rules.pits(),
-            });
+            }
+            .into());
         }
+        // Checked here too, before the counts are narrowed to bytes.
         let total = self
             .south
             .iter()
@@ -162,30 +159,24 @@ impl Setup {
             .chain([&self.south_store, &self.north_store])
             .fold(0u64, |a, &b| a.saturating_add(b));
         if total > 255 {
-            return Err(NotationError::TooManySeeds(total));
-        }
-        if self.swap && (!rules.pie || self.to_move != Side::North) {
-            return Err(NotationError::Swap);
-        }
-        // North has not moved in South's opening turn: nothing can be in its store.
-        if self.opening && (!rules.pie || self.to_move != Side::South || self.north_store != 0) {
-            return Err(NotationError::Opening);
+            return Err(PositionError::TooManySeeds(total).into());
         }
         let narrow = |v: &[u64]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
-        Position::from_parts(
+        let mut pos = Position::from_parts(
             rules,
             (&narrow(&self.south), self.south_store as u8),
             (&narrow(&self.north), self.north_store as u8),
             self.to_move,
             self.swap,
-        )
-        .map(|mut pos| {
-            if self.opening {
-                pos.phase = Phase::Opening;
+        )?;
+        // North has not moved in South's opening turn: nothing can be in its store.
+        if self.opening {
+            if !rules.pie || self.to_move != Side::South || self.north_store != 0 {
+                return Err(NotationError::Opening);
             }
-            pos
-        })
-        .ok_or(NotationError::TooManySeeds(total))
+            pos.phase = Phase::Opening;
+        }
+        Ok(pos)
     }
 }
 

@@ -125,6 +125,36 @@ pub enum IllegalMove {
     SwapNotAllowed,
 }
 
+/// Why raw parts or bytes are not a position of the rules (see [`Position::from_parts`] and
+/// [`Position::from_bytes`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// The two sides have different pit counts.
+    #[error("south has {south} pits but north has {north}")]
+    Unbalanced { south: usize, north: usize },
+    /// Pit count different from the rules.
+    #[error("position has {got} pits per side but the rules say {want}")]
+    PitCount { got: usize, want: usize },
+    /// More seeds than a board cell can hold.
+    #[error("position holds {0} seeds; the board holds at most 255")]
+    TooManySeeds(u64),
+    /// North's pie answer where it cannot be.
+    #[error("'swap' needs the pie rule and north to move")]
+    Swap,
+    /// A seed total other than the rules' (only [`Position::from_bytes`] requires it).
+    #[error("position holds {got} seeds but the rules play with {want}")]
+    SeedTotal { got: u32, want: u32 },
+    /// Seeds in a cell past the rules' last pit.
+    #[error("{} pit {pit} holds seeds but the rules have {pits} pits", side.name())]
+    BeyondPits { side: Side, pit: usize, pits: usize },
+    /// A side-to-move byte other than 0 (south) or 1 (north).
+    #[error("side-to-move byte is {0}, not 0 (south) or 1 (north)")]
+    SideByte(u8),
+    /// A phase byte other than 0 (opening), 1 (pie answer) or 2 (later).
+    #[error("phase byte is {0}, not 0 (opening), 1 (pie answer) or 2 (later)")]
+    PhaseByte(u8),
+}
+
 /// The result of a finished game, by seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -296,32 +326,54 @@ impl Position {
         }
     }
 
-    /// Builds a position from raw parts; `None` if the pit counts do not match the rules or the
-    /// board holds more than 255 seeds.
+    /// Builds a position from raw parts: each side's pits 1..m and store, the side to move, and
+    /// whether North may still answer with the pie rule's swap.
+    ///
+    /// Any seed total up to 255 is accepted, not only the rules' own: analysis and endgame
+    /// positions (`kalaha show --position`, the endgame database) hold fewer or more seeds than
+    /// the start. [`Position::from_bytes`], which reads back positions of a game in flight, is
+    /// the one that requires the rules' total.
+    ///
+    /// ```
+    /// use kalaha::rules::{Position, PositionError, Rules, Side};
+    /// let rules = Rules::new(3, 2).unwrap();
+    /// let pos = Position::from_parts(&rules, (&[1, 0, 2], 5), (&[0, 3, 0], 1), Side::South, false);
+    /// assert_eq!(pos.unwrap().total_seeds(), 12);
+    /// let short = Position::from_parts(&rules, (&[1, 0], 0), (&[0, 3], 0), Side::South, false);
+    /// assert_eq!(short, Err(PositionError::PitCount { got: 2, want: 3 }));
+    /// ```
     pub fn from_parts(
         rules: &Rules,
         south: (&[u8], u8),
         north: (&[u8], u8),
         to_move: Side,
         swap_allowed: bool,
-    ) -> Option<Position> {
+    ) -> Result<Position, PositionError> {
         let m = rules.pits();
-        if south.0.len() != m
-            || north.0.len() != m
-            || (swap_allowed && (!rules.pie || to_move != Side::North))
-        {
-            return None;
+        if south.0.len() != north.0.len() {
+            return Err(PositionError::Unbalanced {
+                south: south.0.len(),
+                north: north.0.len(),
+            });
         }
-        let total: u32 = south
+        if south.0.len() != m {
+            return Err(PositionError::PitCount {
+                got: south.0.len(),
+                want: m,
+            });
+        }
+        let total: u64 = south
             .0
             .iter()
             .chain(north.0)
-            .map(|&x| x as u32)
-            .sum::<u32>()
-            + south.1 as u32
-            + north.1 as u32;
+            .chain([&south.1, &north.1])
+            .map(|&x| x as u64)
+            .sum();
         if total > 255 {
-            return None;
+            return Err(PositionError::TooManySeeds(total));
+        }
+        if swap_allowed && (!rules.pie || to_move != Side::North) {
+            return Err(PositionError::Swap);
         }
         let mut cells = [0u8; 32];
         cells[..m].copy_from_slice(south.0);
@@ -339,7 +391,7 @@ impl Position {
         } else if pos.on_start_board() {
             pos.phase = Phase::Opening;
         }
-        Some(pos)
+        Ok(pos)
     }
 
     /// The position as 34 bytes (the 32 cells, the side to move, the phase of the opening), for
@@ -352,33 +404,46 @@ impl Position {
         b
     }
 
-    /// Reads [`Position::to_bytes`] under `rules`; `None` if the bytes are not a position of
-    /// those rules (pits beyond `m`, another seed total, an unknown side or phase).
-    pub fn from_bytes(rules: &Rules, b: &[u8; 34]) -> Option<Position> {
+    /// Reads [`Position::to_bytes`] under `rules`, refusing bytes that are not a position of
+    /// those rules: an unknown side or phase, seeds in a pit past `m`, another seed total.
+    pub fn from_bytes(rules: &Rules, b: &[u8; 34]) -> Result<Position, PositionError> {
         let to_move = match b[32] {
             0 => Side::South,
             1 => Side::North,
-            _ => return None,
+            other => return Err(PositionError::SideByte(other)),
         };
         let phase = match b[33] {
             0 => Phase::Opening,
             1 => Phase::PieAnswer,
             2 => Phase::Later,
-            _ => return None,
+            other => return Err(PositionError::PhaseByte(other)),
         };
         let mut cells = [0u8; 32];
         cells.copy_from_slice(&b[..32]);
-        let pos = Position {
+        let m = rules.pits();
+        // Cells past pit m are empty, but for each side's store at the end of its 16 cells.
+        for side in [Side::South, Side::North] {
+            if let Some(j) = (m..15).find(|&j| cells[16 * side.index() + j] != 0) {
+                return Err(PositionError::BeyondPits {
+                    side,
+                    pit: j + 1,
+                    pits: m,
+                });
+            }
+        }
+        let total: u32 = cells.iter().map(|&x| x as u32).sum();
+        if total != rules.total_seeds() {
+            return Err(PositionError::SeedTotal {
+                got: total,
+                want: rules.total_seeds(),
+            });
+        }
+        Ok(Position {
             cells,
             to_move,
             phase,
             rules: *rules,
-        };
-        let m = rules.pits();
-        // Cells past pit m are empty, but for each side's store at the end of its 16 cells.
-        let clean = (0..2).all(|s| (m..15).all(|j| cells[16 * s + j] == 0));
-        let total: u32 = cells.iter().map(|&x| x as u32).sum();
-        (clean && total == rules.total_seeds()).then_some(pos)
+        })
     }
 
     /// The rules this position is played under.
@@ -652,14 +717,76 @@ mod tests {
             assert_eq!(back.phase, pos.phase);
             pos.play(mv).unwrap();
         }
-        let mut b = pos.to_bytes();
-        b[10] = 1; // a pit past m = 6
-        assert!(Position::from_bytes(&rules, &b).is_none());
-        let mut b = pos.to_bytes();
-        b[0] = b[0].wrapping_add(1); // one seed too many
-        assert!(Position::from_bytes(&rules, &b).is_none());
-        let mut b = pos.to_bytes();
-        b[32] = 2; // no such side
-        assert!(Position::from_bytes(&rules, &b).is_none());
+        let refused = |edit: &dyn Fn(&mut [u8; 34])| {
+            let mut b = pos.to_bytes();
+            edit(&mut b);
+            Position::from_bytes(&rules, &b).unwrap_err()
+        };
+        assert_eq!(
+            refused(&|b| b[10] = 1), // a pit past m = 6
+            PositionError::BeyondPits {
+                side: Side::South,
+                pit: 11,
+                pits: 6
+            }
+        );
+        assert_eq!(
+            refused(&|b| b[16 + 6] = 1),
+            PositionError::BeyondPits {
+                side: Side::North,
+                pit: 7,
+                pits: 6
+            }
+        );
+        assert_eq!(
+            refused(&|b| b[0] = b[0].wrapping_add(1)), // one seed too many
+            PositionError::SeedTotal { got: 49, want: 48 }
+        );
+        assert_eq!(refused(&|b| b[32] = 2), PositionError::SideByte(2));
+        assert_eq!(refused(&|b| b[33] = 3), PositionError::PhaseByte(3));
+        assert_eq!(
+            PositionError::SeedTotal { got: 49, want: 48 }.to_string(),
+            "position holds 49 seeds but the rules play with 48"
+        );
+    }
+
+    #[test]
+    fn from_parts_names_why_it_refuses() {
+        let rules = Rules::new(3, 2).unwrap();
+        let row = [1u8, 2, 3];
+        let parts = |s: &[u8], n: &[u8], stores: (u8, u8), side, swap| {
+            Position::from_parts(&rules, (s, stores.0), (n, stores.1), side, swap)
+        };
+        // Any total up to 255 is a position: 12 seeds, fewer, more.
+        for stores in [(0, 0), (6, 0), (0, 20)] {
+            assert!(parts(&row, &row, stores, Side::South, false).is_ok());
+        }
+        assert_eq!(
+            parts(&row, &row[..2], (0, 0), Side::South, false),
+            Err(PositionError::Unbalanced { south: 3, north: 2 })
+        );
+        assert_eq!(
+            parts(&row[..2], &row[..2], (0, 0), Side::South, false),
+            Err(PositionError::PitCount { got: 2, want: 3 })
+        );
+        let many = [16u8; 16];
+        assert_eq!(
+            parts(&many, &many, (0, 0), Side::South, false),
+            Err(PositionError::PitCount { got: 16, want: 3 }),
+            "a pit count beyond the board"
+        );
+        assert_eq!(
+            parts(&row, &row, (200, 44), Side::South, false),
+            Err(PositionError::TooManySeeds(256))
+        );
+        assert_eq!(
+            parts(&row, &row, (0, 0), Side::North, true),
+            Err(PositionError::Swap),
+            "no pie rule"
+        );
+        let pie = rules.with_pie(true);
+        let swap = |side| Position::from_parts(&pie, (&row, 0), (&row, 0), side, true);
+        assert_eq!(swap(Side::South), Err(PositionError::Swap), "south to move");
+        assert!(swap(Side::North).unwrap().swap_allowed());
     }
 }
