@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::Player;
+use super::{Player, Tally};
 use crate::rules::{Game, Position, Rules, Side};
 
 /// What to play.
@@ -105,21 +105,14 @@ pub fn run_match_until(
 }
 
 fn summarize(results: &[(i32, usize)]) -> MatchSummary {
+    let south: Tally = results.iter().map(|r| r.0).collect();
     let games = results.len() as u32;
-    let mut s = MatchSummary {
+    MatchSummary {
         games,
-        ..MatchSummary::default()
-    };
-    for &(m, _) in results {
-        match m.signum() {
-            1 => s.south_wins += 1,
-            -1 => s.north_wins += 1,
-            _ => s.draws += 1,
-        }
+        south_wins: south.wins,
+        north_wins: south.losses,
+        draws: south.draws,
+        mean_margin: south.mean_margin(),
+        mean_moves: results.iter().map(|r| r.1 as f64).sum::<f64>() / games.max(1) as f64,
     }
-    if games > 0 {
-        s.mean_margin = results.iter().map(|r| r.0 as f64).sum::<f64>() / games as f64;
-        s.mean_moves = results.iter().map(|r| r.1 as f64).sum::<f64>() / games as f64;
-    }
-    s
 }

@@ -17,6 +17,7 @@ mod player;
 #[cfg(feature = "train")]
 pub mod policy;
 mod solver;
+mod tally;
 pub mod view;
 
 use std::fmt;
@@ -33,6 +34,7 @@ pub use mcts::Mcts;
 pub use minimax::Minimax;
 pub use player::{BotContext, BotFactory, Player};
 pub use solver::{BOT_MEMORY_MB, SolverBot, bot_solver_config};
+pub use tally::Tally;
 pub use view::{BotView, MoveView, NetworkView};
 
 /// A player: picks a legal move in any position that is not over.

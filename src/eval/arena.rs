@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::bots::{Player, game_rng, play_game};
+use crate::bots::{Player, Tally, game_rng, play_game};
 use crate::rules::{Game, Position, Side};
 
 /// Who plays whom.
@@ -186,7 +186,7 @@ pub struct PairingResult {
 impl PairingResult {
     /// Points of `a` (a draw is half).
     pub fn a_score(&self) -> f64 {
-        self.a_wins as f64 + 0.5 * self.draws as f64
+        Tally::counts(self.a_wins, self.draws, self.b_wins).score()
     }
 }
 
@@ -196,44 +196,27 @@ pub fn tally(
     pairings: &[(usize, usize)],
     games: &[ArenaGame],
 ) -> Vec<PairingResult> {
-    let mut out: Vec<PairingResult> = pairings
-        .iter()
-        .map(|&(a, b)| PairingResult {
-            a: players[a].to_string(),
-            b: players[b].to_string(),
-            ..PairingResult::default()
-        })
-        .collect();
-    let mut margins = vec![0i64; pairings.len()];
+    // `a`'s games by pairing, from South and from North.
+    let mut seats = vec![[Tally::default(); 2]; pairings.len()];
     for g in games {
-        let r = &mut out[g.pairing];
-        let m = g.a_margin();
-        r.games += 1;
-        margins[g.pairing] += m as i64;
-        let k = match m.signum() {
-            1 => {
-                r.a_wins += 1;
-                0
-            }
-            0 => {
-                r.draws += 1;
-                1
-            }
-            _ => {
-                r.b_wins += 1;
-                2
-            }
-        };
-        if g.a_south {
-            r.a_as_south[k] += 1;
-        } else {
-            r.a_as_north[k] += 1;
-        }
+        seats[g.pairing][usize::from(!g.a_south)].add(g.a_margin());
     }
-    for (r, m) in out.iter_mut().zip(margins) {
-        if r.games > 0 {
-            r.a_mean_margin = m as f64 / r.games as f64;
-        }
-    }
-    out
+    pairings
+        .iter()
+        .zip(seats)
+        .map(|(&(a, b), [south, north])| {
+            let both = south + north;
+            PairingResult {
+                a: players[a].to_string(),
+                b: players[b].to_string(),
+                games: both.games(),
+                a_wins: both.wins,
+                draws: both.draws,
+                b_wins: both.losses,
+                a_mean_margin: both.mean_margin(),
+                a_as_south: south.wdl(),
+                a_as_north: north.wdl(),
+            }
+        })
+        .collect()
 }

@@ -10,6 +10,7 @@ use super::arena::PairingResult;
 use super::chart::Series;
 use super::elo::{self, PairScore};
 use super::judge::{Judgement, MoveStats};
+use crate::bots::Tally;
 
 /// One player's rating.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -382,7 +383,8 @@ impl RunSidecar {
             // Points and games by opponent, in first-seen order.
             let mut by_opp: Vec<(&str, f64, f64)> = Vec::new();
             for g in &e.games {
-                let pts = g.wins as f64 + 0.5 * g.draws as f64;
+                let losses = g.games.saturating_sub(g.wins + g.draws);
+                let pts = Tally::counts(g.wins, g.draws, losses).score();
                 match by_opp.iter_mut().find(|o| o.0 == g.opponent) {
                     Some(o) => {
                         o.1 += pts;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::bots::{Bot, Player};
+use crate::bots::{Bot, Player, Tally};
 use crate::rules::{Move, Position, Rules, Side};
 use crate::search::{Evaluator, greedy_actions};
 
@@ -33,7 +33,7 @@ pub struct SeatResult {
 impl SeatResult {
     /// Share of games won.
     pub fn win_rate(&self) -> f64 {
-        self.wins as f64 / self.games.max(1) as f64
+        Tally::counts(self.wins, self.draws, self.losses).win_rate()
     }
 }
 
@@ -101,31 +101,24 @@ pub fn play_vs_bots(
     let mut out = Vec::new();
     for (o, spec) in opponents.iter().enumerate() {
         for seat in [Side::South, Side::North] {
-            let mut r = SeatResult {
+            let t: Tally = all
+                .iter()
+                .zip(&keys)
+                .filter(|(_, k)| k.0 == o && k.1 == seat)
+                .map(|(g, _)| {
+                    let m = g.pos.margin();
+                    if g.net_seat == Side::South { m } else { -m }
+                })
+                .collect();
+            out.push(SeatResult {
                 opponent: spec.to_string(),
                 seat,
-                games: 0,
-                wins: 0,
-                draws: 0,
-                losses: 0,
-                mean_margin: 0.0,
-            };
-            for (g, k) in all.iter().zip(&keys) {
-                if k.0 != o || k.1 != seat {
-                    continue;
-                }
-                let m = g.pos.margin();
-                let m = if g.net_seat == Side::South { m } else { -m };
-                r.games += 1;
-                match m.signum() {
-                    1 => r.wins += 1,
-                    -1 => r.losses += 1,
-                    _ => r.draws += 1,
-                }
-                r.mean_margin += m as f64;
-            }
-            r.mean_margin /= r.games.max(1) as f64;
-            out.push(r);
+                games: t.games(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                mean_margin: t.mean_margin(),
+            });
         }
     }
     out
