@@ -454,6 +454,11 @@ impl JudgeSet {
     /// Loads the set for `rules` from `cache_dir`, or draws and solves it (and caches it); with a
     /// `limit`, each position gets at most that long and those not proved are left out (and
     /// counted).
+    ///
+    /// The cache file's name holds every setting (rules, `n`, `seed`, `limit`), so a set of other
+    /// settings is another file and is left alone. A file of this name that cannot be read or
+    /// parsed, or whose contents are not this set, is an error naming it: solving the set again
+    /// takes minutes, so that is done only once the file is deleted.
     pub fn load_or_build(
         rules: &Rules,
         n: usize,
@@ -465,22 +470,49 @@ impl JudgeSet {
         let timed = limit.map_or(String::new(), |l| format!("-t{}", l.as_secs_f64()));
         let name = format!("{}-{n}-{seed}{timed}.json", cache_prefix(rules));
         let path: PathBuf = cache_dir.join(name);
-        if let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(f) = serde_json::from_str::<JudgeFile>(&text)
-            && f.format == FORMAT
-            && f.rules == spec
-            && f.positions.len() + f.unsolved == n + pie_positions(rules).len()
-        {
-            let positions = f
-                .positions
-                .into_iter()
-                .map(|j| Ok((judged_position(&j, rules)?, j)))
-                .collect::<anyhow::Result<Vec<_>>>()
-                .with_context(|| format!("corrupt judge cache {}", path.display()))?;
-            return Ok(JudgeSet {
-                positions,
-                unsolved: f.unsolved,
-            });
+        let damaged = |why: String| {
+            anyhow::anyhow!(
+                "judge cache {} {why}; delete it to solve the set again (minutes)",
+                path.display()
+            )
+        };
+        match std::fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(damaged(format!("cannot be read ({e})"))),
+            Ok(text) => {
+                let f = serde_json::from_str::<JudgeFile>(&text)
+                    .map_err(|e| damaged(format!("is damaged ({e})")))?;
+                let want = n + pie_positions(rules).len();
+                let mismatch = if f.format != FORMAT {
+                    Some(format!("is in format '{}', not '{FORMAT}'", f.format))
+                } else if f.rules != spec {
+                    Some(format!("holds the set of other rules ({:?})", f.rules))
+                } else if f.seed != seed {
+                    Some(format!("holds the set of seed {}, not {seed}", f.seed))
+                } else if f.positions.len() + f.unsolved != want {
+                    Some(format!(
+                        "holds {} positions ({} solved, {} unsolved), not {want}",
+                        f.positions.len() + f.unsolved,
+                        f.positions.len(),
+                        f.unsolved
+                    ))
+                } else {
+                    None
+                };
+                if let Some(why) = mismatch {
+                    return Err(damaged(why));
+                }
+                let positions = f
+                    .positions
+                    .into_iter()
+                    .map(|j| Ok((judged_position(&j, rules)?, j)))
+                    .collect::<anyhow::Result<Vec<_>>>()
+                    .map_err(|e| damaged(format!("holds a position that is not one ({e})")))?;
+                return Ok(JudgeSet {
+                    positions,
+                    unsolved: f.unsolved,
+                });
+            }
         }
         let drawn = draw_set(rules, n, seed);
         let started = Instant::now();
@@ -787,6 +819,72 @@ mod tests {
             assert_eq!(pie.iter().filter(|p| p.in_opening_turn()).count(), 2);
         }
         std::fs::remove_dir_all(&legacy).unwrap();
+    }
+
+    /// A cache file of this set that is damaged or holds another set is an error naming the
+    /// file and the way out, left as it is; a set of other settings is another file.
+    #[test]
+    fn a_damaged_judge_cache_is_an_error_naming_it_not_solved_again() {
+        let rules = Rules::new(4, 3).unwrap();
+        let dir = std::env::temp_dir().join(format!("kalaha-judge-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let built = JudgeSet::load_or_build(&rules, 6, 7, &dir, None).unwrap();
+        let path = dir.join(format!("{}-6-7.json", cache_prefix(&rules)));
+        let good = std::fs::read_to_string(&path).unwrap();
+        let loaded = JudgeSet::load_or_build(&rules, 6, 7, &dir, None).unwrap();
+        assert_eq!(loaded.positions(), built.positions());
+        // Another n is another set, solved beside the first.
+        let other = JudgeSet::load_or_build(&rules, 3, 7, &dir, None).unwrap();
+        assert_eq!(other.len(), 3);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), good);
+
+        let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+            edit(&mut v);
+            v.to_string()
+        };
+        let cases = [
+            (good[..good.len() / 2].to_string(), "is damaged"),
+            (String::new(), "is damaged"),
+            (
+                edited(&|v| v["format"] = "kalaha-judge-9".into()),
+                "format 'kalaha-judge-9'",
+            ),
+            (
+                edited(&|v| v["rules"]["seeds"] = 4.into()),
+                "set of other rules",
+            ),
+            (edited(&|v| v["seed"] = 8.into()), "seed 8, not 7"),
+            (
+                edited(&|v| {
+                    v["positions"].as_array_mut().unwrap().pop();
+                }),
+                "holds 5 positions (5 solved, 0 unsolved), not 6",
+            ),
+            (
+                edited(&|v| v["positions"][0]["position"] = "4,4/4,4 s".into()),
+                "holds a position that is not one",
+            ),
+        ];
+        for (text, says) in cases {
+            std::fs::write(&path, &text).unwrap();
+            let e = match JudgeSet::load_or_build(&rules, 6, 7, &dir, None) {
+                Ok(_) => panic!("{says}: loaded"),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                e.contains(&path.display().to_string())
+                    && e.contains(says)
+                    && e.contains("delete it to solve the set again"),
+                "{says}: {e}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                text,
+                "left as it was"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
