@@ -2,6 +2,7 @@
 //! every level, undo/redo, hints, the review, records, the analysis board, and bad requests of
 //! many kinds, each refused with a 4xx JSON error that leaves the game as it was.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -468,4 +469,212 @@ fn the_page_is_served_from_the_binary() {
     assert!(r.body.contains("<html") && r.body.contains("api/games"));
     let info = ok("GET", "/api/info", None);
     assert_eq!(info["presets"].as_array().unwrap().len(), 10);
+}
+
+/// A server of its own for the cancellation tests: no network, one heavy place (so a second
+/// game's proof queues behind the first), at most 4 games, and time limits of 10 minutes, far
+/// longer than any of these tests waits.
+fn slow_server() -> Running {
+    let long = Duration::from_secs(600);
+    spawn(ServeConfig {
+        port: 0,
+        preload: vec![],
+        max_games: 4,
+        limits: Limits {
+            perfect_move: long,
+            hint: long,
+            review: long,
+            analyse: long,
+            heavy_jobs: 1,
+        },
+        ..ServeConfig::default()
+    })
+    .expect("the server starts")
+}
+
+/// Kalah(6,6): no proof of its opening ends within minutes here.
+fn kalah66() -> Value {
+    json!({"pits": 6, "seeds": 6})
+}
+
+fn call_at(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let text = body.map(|b| b.to_string());
+    let r = request(addr, method, path, text.as_deref().map(str::as_bytes)).unwrap();
+    (r.status, r.json())
+}
+
+fn jobs(addr: SocketAddr) -> Value {
+    let (status, v) = call_at(addr, "GET", "/api/info", None);
+    assert_eq!(status, 200, "{v}");
+    v["jobs"].clone()
+}
+
+/// Waits (at most `within`) until the jobs' counts satisfy `ok`; panics naming `what` if not.
+fn wait_jobs(addr: SocketAddr, what: &str, within: Duration, ok: impl Fn(&Value) -> bool) {
+    let start = std::time::Instant::now();
+    loop {
+        let j = jobs(addr);
+        if ok(&j) {
+            return;
+        }
+        assert!(
+            start.elapsed() < within,
+            "{what}: not within {within:?}: {j}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `method path` on its own thread; the reply comes through the handle.
+fn in_background(
+    addr: SocketAddr,
+    method: &'static str,
+    path: String,
+    body: Option<Value>,
+) -> std::thread::JoinHandle<(u16, Value)> {
+    std::thread::spawn(move || call_at(addr, method, &path, body))
+}
+
+fn cancelled(addr: SocketAddr) -> u64 {
+    jobs(addr)["cancelled"].as_u64().unwrap()
+}
+
+/// Bounds here are generous (the machine is shared): a cancelled proof stops within
+/// milliseconds, its time limit is 10 minutes, and each wait below allows 20 seconds.
+const SOON: Duration = Duration::from_secs(20);
+
+#[test]
+fn work_for_an_abandoned_game_is_cancelled_and_frees_its_place() {
+    let server = slow_server();
+    let addr = server.addr;
+    let running = |n: u64| move |j: &Value| j["running"].as_u64() == Some(n);
+
+    // 1. A deleted game's bot move (level perfect, a 10-minute proof) stops, plays nothing, and
+    // frees the one heavy place for another game's hint queued behind it.
+    let (status, g) = call_at(
+        addr,
+        "POST",
+        "/api/games",
+        Some(json!({"rules": kalah66(), "level": "perfect", "side": "north"})),
+    );
+    assert_eq!(status, 200, "{g}");
+    assert!(g["bot_to_move"].as_bool().unwrap(), "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    let (_, other) = call_at(
+        addr,
+        "POST",
+        "/api/games",
+        Some(json!({"rules": kalah66(), "practice": true})),
+    );
+    let other_id = other["id"].as_str().unwrap().to_string();
+    let before = cancelled(addr);
+    let bot = in_background(addr, "POST", format!("/api/games/{id}/bot"), None);
+    wait_jobs(addr, "the bot thinks", SOON, running(1));
+    let queued = in_background(
+        addr,
+        "GET",
+        format!("/api/games/{other_id}/hint?time=0.3"),
+        None,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!queued.is_finished(), "the hint waits for the one place");
+    let (status, v) = call_at(addr, "DELETE", &format!("/api/games/{id}"), None);
+    assert_eq!(status, 200, "{v}");
+    wait_jobs(addr, "the bot's move is cancelled", SOON, |j| {
+        j["cancelled"].as_u64().unwrap() > before
+    });
+    let (status, v) = bot.join().unwrap();
+    assert_eq!(status, 404, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("cancelled"), "{v}");
+    let (status, hint) = queued.join().unwrap();
+    assert_eq!(
+        status, 200,
+        "the queued hint ran once the place was free: {hint}"
+    );
+    assert!(hint["solver"].is_object(), "{hint}");
+    let (status, _) = call_at(addr, "GET", &format!("/api/games/{id}"), None);
+    assert_eq!(status, 404);
+
+    // 2. A hint whose game moves on is cancelled; the move stands.
+    let before = cancelled(addr);
+    let hint = in_background(
+        addr,
+        "GET",
+        format!("/api/games/{other_id}/hint?time=600"),
+        None,
+    );
+    wait_jobs(addr, "the hint's proof runs", SOON, running(1));
+    let (status, g) = call_at(
+        addr,
+        "POST",
+        &format!("/api/games/{other_id}/move"),
+        Some(json!({"move": 1})),
+    );
+    assert_eq!(status, 200, "{g}");
+    let (status, v) = hint.join().unwrap();
+    assert_eq!(status, 409, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("changed"), "{v}");
+    assert!(cancelled(addr) > before);
+    let (_, g) = call_at(addr, "GET", &format!("/api/games/{other_id}"), None);
+    assert_eq!(g["moves"].as_str().unwrap_or_default(), "1", "{g}");
+
+    // 3. A review of a game pushed out of the full store (4 games at most) is cancelled.
+    let before = cancelled(addr);
+    let review = in_background(addr, "GET", format!("/api/games/{other_id}/review"), None);
+    wait_jobs(addr, "the review runs", SOON, running(1));
+    for _ in 0..4 {
+        let (status, v) = call_at(
+            addr,
+            "POST",
+            "/api/games",
+            Some(json!({"rules": kalah66(), "practice": true})),
+        );
+        assert_eq!(status, 200, "{v}");
+    }
+    let (status, v) = review.join().unwrap();
+    assert_eq!(status, 404, "{v}");
+    assert!(cancelled(addr) > before);
+    wait_jobs(addr, "the place is free again", SOON, |j| {
+        j["running"].as_u64() == Some(0) && j["heavy_places_free"].as_u64() == Some(1)
+    });
+
+    // 4. An analysis whose client goes away is cancelled.
+    let before = cancelled(addr);
+    let body =
+        json!({"rules": kalah66(), "position": "6,6,6,6,6,6,0/6,6,6,6,6,6,0 s", "time_limit": 600})
+            .to_string();
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST /api/analyse HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    wait_jobs(addr, "the analysis runs", SOON, running(1));
+    drop(s);
+    wait_jobs(addr, "the analysis is cancelled", SOON, |j| {
+        j["cancelled"].as_u64().unwrap() > before && j["running"].as_u64() == Some(0)
+    });
+
+    // 5. Stopping the server cancels a proof in flight: its request answers 503 at once.
+    let analysis = in_background(
+        addr,
+        "POST",
+        "/api/analyse".into(),
+        Some(
+            json!({"rules": kalah66(), "position": "6,6,6,6,6,6,0/6,6,6,6,6,6,0 s", "time_limit": 600}),
+        ),
+    );
+    wait_jobs(addr, "the analysis runs", SOON, running(1));
+    let app = std::sync::Arc::clone(&server.app);
+    let started = std::time::Instant::now();
+    server.stop().unwrap();
+    assert!(
+        started.elapsed() < SOON,
+        "the server stopped in {:?}",
+        started.elapsed()
+    );
+    let (status, v) = analysis.join().unwrap();
+    assert_eq!(status, 503, "{v}");
+    assert!(app.jobs.cancelled() >= 5, "{}", app.jobs.json());
 }

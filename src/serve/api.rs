@@ -17,21 +17,24 @@ use serde_json::{Value, json};
 use super::engine::{Engines, preset_rules};
 use super::error::ApiError;
 use super::game::{GameState, judge_move, level_name, move_from_json, move_json, rules_json};
+use super::jobs::{Job, Jobs, Watch};
 use super::store::Store;
 use crate::bots::BotView;
 use crate::play::Level;
 use crate::rules::{Game, Position, Preset, RuleChoices, Rules, Side};
-use crate::solver::Analysis;
+use crate::solver::{Analysis, Detail};
 
 /// The page, embedded in the binary.
 const PAGE: &str = include_str!("page.html");
 
 /// What every handler shares.
 pub struct App {
-    /// Networks, solvers, the heavy-job queue.
+    /// Networks, solvers, time limits.
     pub engines: Engines,
     /// The games.
     pub store: Store,
+    /// The work off the request path: the heavy-job queue, cancellation, counts.
+    pub jobs: Jobs,
 }
 
 type AppState = State<Arc<App>>;
@@ -95,28 +98,6 @@ fn level(text: Option<&str>) -> Result<Level, ApiError> {
         .map_err(|e: String| ApiError::bad(format!("level: {e}")))
 }
 
-/// Runs blocking work on tokio's blocking threads; `heavy` work waits for a place in the queue.
-async fn blocking<T: Send + 'static>(
-    app: &App,
-    heavy: bool,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    let _permit = if heavy {
-        Some(
-            app.engines
-                .heavy
-                .acquire()
-                .await
-                .map_err(|_| ApiError::internal("the server is stopping"))?,
-        )
-    } else {
-        None
-    };
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::internal(format!("the job failed: {e}")))
-}
-
 /// `GET /`: the page.
 pub async fn page() -> Html<&'static str> {
     Html(PAGE)
@@ -172,6 +153,7 @@ pub async fn info(State(app): AppState) -> Reply {
             "analyse_seconds": l.analyse.as_secs_f64(),
         },
         "games": app.store.len(),
+        "jobs": app.jobs.json(),
     })))
 }
 
@@ -221,10 +203,18 @@ pub async fn create(State(app): AppState, body: Body) -> Reply {
             .map_or(0, |d| d.as_nanos() as u64)
     });
     let a = Arc::clone(&app);
-    let state = blocking(&app, level == Level::Perfect, move || {
-        a.engines.new_game(game, level, human, practice, seed)
-    })
-    .await??;
+    let job = Job {
+        kind: "new game",
+        heavy: level == Level::Perfect,
+        game: None,
+        follows_request: false,
+    };
+    let state = app
+        .jobs
+        .run(job, move |_| {
+            a.engines.new_game(game, level, human, practice, seed)
+        })
+        .await??;
     let (id, shared) = app.store.insert(state)?;
     let g = shared.lock().await;
     let n = g.game.history().len();
@@ -238,17 +228,26 @@ async fn locked(app: &App, id: &str) -> Result<tokio::sync::OwnedMutexGuard<Game
         .map_err(|_| ApiError::conflict("the game is busy: the bot is thinking"))
 }
 
-/// Plays the bot's turn off the async path.
+/// Plays the bot's turn of game `id` off the async path; cancelled (nothing played, an error
+/// returned) if the game is deleted or dropped meanwhile. A client that goes away does not cancel
+/// it: the move is played and shown at the next request.
 async fn bot_turn(
     app: &App,
+    id: &str,
     mut g: tokio::sync::OwnedMutexGuard<GameState>,
 ) -> Result<tokio::sync::OwnedMutexGuard<GameState>, ApiError> {
-    let heavy = g.bot_is_heavy();
-    blocking(app, heavy, move || {
-        g.play_bot();
-        g
-    })
-    .await
+    let job = Job {
+        kind: "bot move",
+        heavy: g.bot_is_heavy(),
+        game: Some(g.watch(id, false)),
+        follows_request: false,
+    };
+    app.jobs
+        .run(job, move |cancel| {
+            g.play_bot(cancel);
+            g
+        })
+        .await
 }
 
 /// `GET /api/games/{id}`: the game's state.
@@ -283,7 +282,7 @@ pub async fn play(State(app): AppState, Path(id): Path<String>, body: Body) -> R
     let from = g.game.history().len();
     g.play_human(mv)?;
     if m.reply.unwrap_or(true) && g.bot_to_move() {
-        g = bot_turn(&app, g).await?;
+        g = bot_turn(&app, &id, g).await?;
     }
     Ok(Json(g.json(&id, from)))
 }
@@ -303,7 +302,7 @@ pub async fn bot(State(app): AppState, Path(id): Path<String>) -> Reply {
         return Err(ApiError::conflict("it is your move, not the bot's"));
     }
     let from = g.game.history().len();
-    let g = bot_turn(&app, g).await?;
+    let g = bot_turn(&app, &id, g).await?;
     Ok(Json(g.json(&id, from)))
 }
 
@@ -383,13 +382,15 @@ fn seconds(text: Option<&str>, max: Duration) -> Result<Duration, ApiError> {
 }
 
 /// The network's view (a policy bot's, or minimax's where no network plays these rules when
-/// `fallback`) and the solver's proof within `limit` (none for 0).
+/// `fallback`) and the solver's proof within `limit` (none for 0). Both are cancelled when the
+/// client goes away and, for a hint, when `watch`'s game is dropped or moves on.
 async fn analyse_position(
     app: &Arc<App>,
     pos: Position,
     limit: Duration,
     fallback: bool,
     seed: u64,
+    watch: Option<Watch>,
 ) -> Result<Value, ApiError> {
     let player = match app.engines.network(pos.rules()) {
         Some(p) => Some(p.clone()),
@@ -400,10 +401,20 @@ async fn analyse_position(
         ),
         None => None,
     };
+    let job = |kind| Job {
+        kind,
+        heavy: true,
+        game: watch.clone(),
+        follows_request: true,
+    };
     let view = match player {
-        Some(p) => {
-            Some(blocking(app, true, move || crate::bots::view::view(&p, &pos, seed)).await?)
-        }
+        Some(p) => Some(
+            app.jobs
+                .run(job("network view"), move |_| {
+                    crate::bots::view::view(&p, &pos, seed)
+                })
+                .await?,
+        ),
         None => None,
     };
     let solved = if limit.is_zero() {
@@ -411,12 +422,17 @@ async fn analyse_position(
     } else {
         let a = Arc::clone(app);
         Some(
-            blocking(app, true, move || -> Result<Analysis, ApiError> {
-                Ok(a.engines
-                    .solver(pos.rules())?
-                    .analyse_within(&pos, Some(limit), None))
-            })
-            .await??,
+            app.jobs
+                .run(job("proof"), move |cancel| -> Result<Analysis, ApiError> {
+                    Ok(a.engines.solver(pos.rules())?.analyse_cancellable(
+                        &pos,
+                        Some(limit),
+                        Detail::All,
+                        None,
+                        &cancel.flags(),
+                    ))
+                })
+                .await??,
         )
     };
     Ok(analysis_json(&pos, view.as_ref(), solved.as_ref()))
@@ -424,6 +440,7 @@ async fn analyse_position(
 
 /// `GET /api/games/{id}/hint?time=S`: the network's view of the position now, and the solver's
 /// values proven within S seconds (0: the network alone; at most the server's hint limit).
+/// Cancelled if the game is deleted or changes meanwhile.
 pub async fn hint(
     State(app): AppState,
     Path(id): Path<String>,
@@ -431,37 +448,65 @@ pub async fn hint(
 ) -> Reply {
     let q = query(q)?;
     let limit = seconds(q.get("time").map(|s| s.as_str()), app.engines.limits.hint)?;
-    let (pos, seed) = {
+    let (pos, seed, watch) = {
         let g = locked(&app, &id).await?;
-        (*g.position(), g.game.history().len() as u64)
+        (
+            *g.position(),
+            g.game.history().len() as u64,
+            g.watch(&id, true),
+        )
     };
     if pos.is_over() {
         return Err(ApiError::conflict(
             "the game is over: there is no move to hint",
         ));
     }
-    Ok(Json(analyse_position(&app, pos, limit, false, seed).await?))
+    Ok(Json(
+        analyse_position(&app, pos, limit, false, seed, Some(watch)).await?,
+    ))
 }
 
 /// `GET /api/games/{id}/review`: every move judged by the solver (best moves, seeds lost).
+/// Cancelled if the game is deleted or changes meanwhile (a review of moves no longer played is
+/// never returned).
 pub async fn review(State(app): AppState, Path(id): Path<String>) -> Reply {
-    let (history, rules) = {
+    let (history, rules, generation, watch) = {
         let g = locked(&app, &id).await?;
-        (g.game.history().to_vec(), *g.rules())
+        (
+            g.game.history().to_vec(),
+            *g.rules(),
+            g.generation(),
+            g.watch(&id, true),
+        )
     };
     if history.is_empty() {
         return Err(ApiError::conflict("no move has been played yet"));
     }
     let a = Arc::clone(&app);
     let limit = app.engines.limits.review;
-    let judged = blocking(&app, true, move || -> Result<Vec<Analysis>, ApiError> {
-        let positions: Vec<Position> = history.iter().map(|p| p.before).collect();
-        Ok(a.engines
-            .solver(&rules)?
-            .judge_within(&positions, Some(limit)))
-    })
-    .await??;
+    let job = Job {
+        kind: "review",
+        heavy: true,
+        game: Some(watch),
+        follows_request: true,
+    };
+    let judged = app
+        .jobs
+        .run(job, move |cancel| -> Result<Vec<Analysis>, ApiError> {
+            let positions: Vec<Position> = history.iter().map(|p| p.before).collect();
+            Ok(a.engines.solver(&rules)?.judge_cancellable(
+                &positions,
+                Some(limit),
+                &cancel.flags(),
+            ))
+        })
+        .await??;
     let g = locked(&app, &id).await?;
+    if g.generation() != generation {
+        return Err(ApiError::conflict(format!(
+            "game '{id}' changed while its review ran: ask again"
+        )));
+    }
     let history = g.game.history();
     let items: Vec<_> = judged
         .iter()
@@ -519,5 +564,7 @@ pub async fn analyse(State(app): AppState, body: Body) -> Reply {
         a.time_limit.map(|t| t.to_string()).as_deref(),
         app.engines.limits.analyse,
     )?;
-    Ok(Json(analyse_position(&app, pos, limit, true, 0).await?))
+    Ok(Json(
+        analyse_position(&app, pos, limit, true, 0, None).await?,
+    ))
 }

@@ -1,13 +1,12 @@
 //! What the server loads once and shares between games: the network each preset's `hard` level
 //! plays (read at start: no request reads a file), one solver per rule set (built in memory on
-//! first use, with an endgame database small enough to build in a moment), and the queue that
-//! bounds how many heavy jobs (searches, proofs) run at once.
+//! first use, with an endgame database small enough to build in a moment), and the time limits
+//! of the work done for a request (the queue that bounds how many heavy jobs run at once is in
+//! [`super::jobs`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use tokio::sync::Semaphore;
 
 use super::error::ApiError;
 use super::game::{GameState, Opponent};
@@ -53,12 +52,10 @@ impl Default for Limits {
     }
 }
 
-/// Networks, solvers and the heavy-job queue.
+/// Networks, solvers and time limits.
 pub struct Engines {
     hard: HashMap<RulesSpec, Player>,
     solvers: Mutex<Vec<(RulesSpec, Arc<Solver>)>>,
-    /// Bounds the heavy jobs running at once.
-    pub heavy: Semaphore,
     /// Time limits.
     pub limits: Limits,
 }
@@ -102,7 +99,6 @@ impl Engines {
         Engines {
             hard,
             solvers: Mutex::new(Vec::new()),
-            heavy: Semaphore::new(limits.heavy_jobs.max(1)),
             limits,
         }
     }

@@ -2,6 +2,7 @@
 //! (the cells its seeds passed through, for the page to sow them one by one).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rand::RngExt;
@@ -10,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::ApiError;
+use super::jobs::{Cancel, Watch, flag};
 use crate::bots::{Bot, game_rng};
 use crate::play::Level;
 use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side};
@@ -43,6 +45,13 @@ pub struct GameState {
     pub practice: bool,
     opponent: Opponent,
     rng: SmallRng,
+    /// Set when the game is deleted or dropped from the store: its jobs stop.
+    abandoned: Arc<AtomicBool>,
+    /// Set (and replaced by a new flag) whenever the game changes: the hints and reviews asked
+    /// for before stop.
+    moved: Arc<AtomicBool>,
+    /// Changes made to the game so far (moves, undos, redos).
+    generation: u64,
 }
 
 /// A level by its name in the API.
@@ -184,7 +193,42 @@ impl GameState {
             practice,
             opponent,
             rng: game_rng(seed, 0),
+            abandoned: flag(),
+            moved: flag(),
+            generation: 0,
         }
+    }
+
+    /// The flag the store sets when it drops the game.
+    pub fn abandoned_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.abandoned)
+    }
+
+    /// Whether the game was deleted or dropped from the store.
+    pub fn is_abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+    }
+
+    /// The flags that cancel a job for game `id` asked for now: its abandonment, and if
+    /// `moves_cancel` any change to the game from now on.
+    pub fn watch(&self, id: &str, moves_cancel: bool) -> Watch {
+        Watch {
+            id: id.to_string(),
+            abandoned: self.abandoned_flag(),
+            moved: moves_cancel.then(|| Arc::clone(&self.moved)),
+        }
+    }
+
+    /// Changes made to the game so far: a result worked out for an earlier generation is stale.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Marks a change: the jobs that watch for one stop.
+    fn changed(&mut self) {
+        self.generation += 1;
+        self.moved.store(true, Ordering::Relaxed);
+        self.moved = flag();
     }
 
     /// The position now.
@@ -260,7 +304,7 @@ impl GameState {
                 "it is not your move: the bot is to move (POST .../bot)",
             ));
         }
-        self.game.play(mv).map(|_| ()).map_err(|e| {
+        self.game.play(mv).map_err(|e| {
             ApiError::unprocessable(match e {
                 IllegalMove::EmptyPit(p) => format!("pit {p} is empty; pick a pit with seeds"),
                 IllegalMove::OutOfRange { pits, .. } => {
@@ -268,25 +312,31 @@ impl GameState {
                 }
                 other => format!("illegal move {mv}: {other}"),
             })
-        })
+        })?;
+        self.changed();
+        Ok(())
     }
 
     /// Plays the bot's moves while it is to move (its extra turns included); the number played.
-    /// Blocking: call off the async path.
-    pub fn play_bot(&mut self) -> usize {
+    /// Stops as soon as `cancel` is set: a move found after that is not played (the level
+    /// perfect's proof stops within milliseconds; a network's or a search bot's move ends within
+    /// its own budget, and is then dropped). Blocking: call off the async path.
+    pub fn play_bot(&mut self, cancel: &Cancel) -> usize {
+        let flags = cancel.flags();
         let mut n = 0;
-        while self.bot_to_move() && n < MAX_BOT_PLIES {
+        while self.bot_to_move() && n < MAX_BOT_PLIES && !cancel.is_set() {
             let pos = *self.position();
             let mv = match &mut self.opponent {
                 Opponent::None => break,
                 Opponent::Bot(bot) => bot.choose(&pos, &mut self.rng),
                 Opponent::Solver(solver, limit) => {
-                    perfect_move(solver, &pos, *limit, &mut self.rng)
+                    perfect_move(solver, &pos, *limit, &mut self.rng, &flags)
                 }
             };
-            if self.game.play(mv).is_err() {
+            if cancel.is_set() || self.game.play(mv).is_err() {
                 break;
             }
+            self.changed();
             n += 1;
         }
         n
@@ -310,6 +360,7 @@ impl GameState {
         if n == 0 {
             Err(ApiError::conflict("nothing to undo"))
         } else {
+            self.changed();
             Ok(n)
         }
     }
@@ -326,6 +377,7 @@ impl GameState {
         if n == 0 {
             Err(ApiError::conflict("nothing to redo"))
         } else {
+            self.changed();
             Ok(n)
         }
     }
@@ -411,9 +463,16 @@ pub fn rules_json(rules: &Rules) -> Value {
 }
 
 /// Level perfect's move: one of the moves proven optimal within `limit`, at random; where the
-/// proof did not finish, the move with the best proven bounds.
-pub fn perfect_move(solver: &Solver, pos: &Position, limit: Duration, rng: &mut SmallRng) -> Move {
-    let a = solver.analyse_with(pos, Some(limit), Detail::Optimal, None);
+/// proof did not finish (its time ran out, or one of `cancel` was set), the move with the best
+/// proven bounds.
+pub fn perfect_move(
+    solver: &Solver,
+    pos: &Position,
+    limit: Duration,
+    rng: &mut SmallRng,
+    cancel: &[&AtomicBool],
+) -> Move {
+    let a = solver.analyse_cancellable(pos, Some(limit), Detail::Optimal, None, cancel);
     let best = a.best();
     if !best.is_empty() {
         return best[rng.random_range(0..best.len())];

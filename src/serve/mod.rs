@@ -4,7 +4,9 @@
 //! undo/redo, hints, a review of every move by the solver, an analysis board and game records.
 //!
 //! - [`game`]: one game, its opponent, and what each move did (its sowing path).
-//! - [`engine`]: networks loaded once at start, a solver per rule set, the heavy-job queue.
+//! - [`engine`]: networks loaded once at start, a solver per rule set, the time limits.
+//! - [`jobs`]: bot moves and proofs off the request path, the heavy-job queue, and the flags that
+//!   cancel a job when its game is abandoned or moves on, its client goes, or the server stops.
 //! - [`store`]: the games by id, bounded by number and idle time.
 //! - [`api`]: the handlers; [`error`]: `{"error": "..."}` replies.
 //! - [`record`]: game records in the project's notation.
@@ -22,6 +24,7 @@ pub mod client;
 pub mod engine;
 pub mod error;
 pub mod game;
+pub mod jobs;
 pub mod record;
 pub mod store;
 
@@ -99,10 +102,12 @@ pub fn load(config: &ServeConfig) -> Arc<api::App> {
     Arc::new(api::App {
         engines: Engines::load(&config.preload, config.limits.clone()),
         store: store::Store::new(config.max_games, config.idle),
+        jobs: jobs::Jobs::new(config.limits.heavy_jobs),
     })
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then finishes the requests in flight.
+/// Serves `app` on `listener` until `shutdown` completes, then cancels the jobs in flight (their
+/// requests answer 503 at once) and finishes the requests.
 pub async fn serve(
     app: Arc<api::App>,
     listener: tokio::net::TcpListener,
@@ -119,8 +124,15 @@ pub async fn serve(
             }
         })
     };
+    let stop = {
+        let app = Arc::clone(&app);
+        async move {
+            shutdown.await;
+            app.jobs.stop_all();
+        }
+    };
     let r = axum::serve(listener, router(app, max_body))
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(stop)
         .await;
     sweeper.abort();
     Ok(r?)

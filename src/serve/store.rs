@@ -1,8 +1,9 @@
 //! The games in play, by id: a bounded map where the least recently used game goes first when it
-//! is full, and games idle longer than a limit are dropped.
+//! is full, and games idle longer than a limit are dropped. A game that goes (deleted, idle, or
+//! pushed out) has its abandoned flag set, which cancels its jobs (see [`super::jobs`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,17 @@ pub type Shared = Arc<tokio::sync::Mutex<GameState>>;
 
 struct Entry {
     game: Shared,
+    /// The game's abandoned flag (also in the game, reachable here without its lock, which a
+    /// thinking bot holds).
+    abandoned: Arc<AtomicBool>,
     last: Instant,
+}
+
+impl Drop for Entry {
+    /// A game leaving the store for any reason is abandoned: its jobs stop.
+    fn drop(&mut self) {
+        self.abandoned.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The games, bounded in number and idle time.
@@ -60,6 +71,7 @@ impl Store {
     pub fn insert(&self, game: GameState) -> Result<(String, Shared), ApiError> {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let id = format!("{:016x}", mix(self.salt ^ mix(n)));
+        let abandoned = game.abandoned_flag();
         let shared = Arc::new(tokio::sync::Mutex::new(game));
         let mut games = self.lock()?;
         if games.len() >= self.max_games {
@@ -80,6 +92,7 @@ impl Store {
             id.clone(),
             Entry {
                 game: Arc::clone(&shared),
+                abandoned,
                 last: Instant::now(),
             },
         );

@@ -313,6 +313,21 @@ impl Solver {
         detail: Detail,
         progress: Option<&Progress>,
     ) -> Analysis {
+        self.analyse_cancellable(pos, limit, detail, progress, &[])
+    }
+
+    /// Like [`Solver::analyse_with`], and also stops (with the bounds proven so far) as soon as
+    /// any of `cancel` is set: the caller's own flags, for one analysis, where [`Solver::stop`]
+    /// stops every analysis of the solver (a server cancels the proofs of an abandoned game
+    /// this way while other games' go on).
+    pub fn analyse_cancellable(
+        &self,
+        pos: &Position,
+        limit: Option<Duration>,
+        detail: Detail,
+        progress: Option<&Progress>,
+        cancel: &[&AtomicBool],
+    ) -> Analysis {
         assert!(
             pos.rules() == &self.rules,
             "the position is played under other rules than the solver's"
@@ -339,7 +354,7 @@ impl Solver {
         // Report moves in the order of the rules (pits ascending, then swap).
         kids.sort_by_key(|k| k.to_move().action(self.rules.pits()));
         let parity = self.cx.parity.then_some(pos.board_seeds() as i32);
-        let root = Root::new(&self.cx, kids, progress, base, parity);
+        let root = Root::new(&self.cx, kids, progress, base, parity, cancel);
 
         let (lo, hi, value_seconds) = if detail == Detail::Every {
             // Every move on its own, the moves in parallel; the value follows from theirs.
@@ -350,7 +365,9 @@ impl Solver {
             // 1. The value: null-window tests on the position itself, its moves searched in
             // parallel.
             let (lo, hi) = root.bounds();
-            let guess = Searcher::new(&self.cx, deadline).guess(pos, pie);
+            let guess = Searcher::new(&self.cx, deadline)
+                .cancelled_by(cancel)
+                .guess(pos, pie);
             let report = &mut |lo: i32, hi: i32| root.post_value(lo, hi);
             let (lo, hi) = if self.mtd {
                 mtd_drive(parity, (lo, hi), guess, report, &mut |t| {
@@ -390,9 +407,20 @@ impl Solver {
 
     /// Like [`Solver::judge`], each position stopped at `limit` with the bounds proven so far.
     pub fn judge_within(&self, positions: &[Position], limit: Option<Duration>) -> Vec<Analysis> {
+        self.judge_cancellable(positions, limit, &[])
+    }
+
+    /// Like [`Solver::judge_within`], every position also stopped as soon as any of `cancel` is
+    /// set (see [`Solver::analyse_cancellable`]).
+    pub fn judge_cancellable(
+        &self,
+        positions: &[Position],
+        limit: Option<Duration>,
+        cancel: &[&AtomicBool],
+    ) -> Vec<Analysis> {
         positions
             .par_iter()
-            .map(|p| self.analyse_with(p, limit, Detail::Every, None))
+            .map(|p| self.analyse_cancellable(p, limit, Detail::Every, None, cancel))
             .collect()
     }
 }

@@ -26,6 +26,8 @@ pub(super) struct Root<'a> {
     parity: Option<i32>,
     /// Each move's place in the static search order (extra turns, then captures).
     rank: Vec<usize>,
+    /// The caller's own stop flags: every search of this analysis gives up when one is set.
+    cancel: &'a [&'a AtomicBool],
 }
 
 impl<'a> Root<'a> {
@@ -35,6 +37,7 @@ impl<'a> Root<'a> {
         progress: Option<&'a Progress>,
         base: i32,
         parity: Option<i32>,
+        cancel: &'a [&'a AtomicBool],
     ) -> Root<'a> {
         let bounds: Vec<(i32, i32)> = kids
             .iter()
@@ -62,6 +65,7 @@ impl<'a> Root<'a> {
             base,
             parity,
             rank,
+            cancel,
         };
         if let Some(p) = progress
             && let Ok(mut m) = p.moves.lock()
@@ -170,12 +174,14 @@ impl<'a> Root<'a> {
         };
         let found = AtomicBool::new(false);
         let stopped = AtomicBool::new(false);
+        let mut flags: Vec<&AtomicBool> = self.cancel.to_vec();
+        flags.push(&found);
         let go = |n: usize| {
             if found.load(Ordering::Relaxed) {
                 return false;
             }
             let i = todo[n];
-            match self.probe(&self.kids[i], t, deadline, &[&found]) {
+            match self.probe(&self.kids[i], t, deadline, &flags) {
                 Some(v) if v >= t => {
                     self.narrow(i, v, i32::MAX);
                     found.store(true, Ordering::Relaxed);
@@ -219,7 +225,7 @@ impl<'a> Root<'a> {
         };
         in_order(open.len(), |n| {
             let i = open[n];
-            match self.probe(&self.kids[i], v, deadline, &[]) {
+            match self.probe(&self.kids[i], v, deadline, self.cancel) {
                 Some(r) if r >= v => self.narrow(i, r, i32::MAX),
                 Some(r) => self.narrow(i, i32::MIN, r),
                 None => return false,
@@ -245,6 +251,7 @@ impl<'a> Root<'a> {
             let (clo, chi) = k.window((lo, hi));
             let (l, h) = if mtd {
                 let guess = Searcher::new(self.cx, deadline)
+                    .cancelled_by(self.cancel)
                     .guess(&k.pos, k.pie)
                     .clamp(clo, chi);
                 let mut report = |l: i32, h: i32| {
@@ -252,12 +259,14 @@ impl<'a> Root<'a> {
                     self.narrow(i, a, z);
                 };
                 let parity = self.cx.parity.then_some(k.seeds);
-                let cx = self.cx;
+                let (cx, cancel) = (self.cx, self.cancel);
                 mtd_drive(parity, (clo, chi), guess, &mut report, &mut |t| {
-                    window_search(cx, &k.pos, k.pie, (t - 1, t), deadline, &[])
+                    window_search(cx, &k.pos, k.pie, (t - 1, t), deadline, cancel)
                 })
             } else {
-                Searcher::new(self.cx, deadline).exact(&k.pos, k.pie, (clo, chi))
+                Searcher::new(self.cx, deadline)
+                    .cancelled_by(self.cancel)
+                    .exact(&k.pos, k.pie, (clo, chi))
             };
             let (a, z) = k.through_bounds((l, h));
             self.narrow(i, a, z);

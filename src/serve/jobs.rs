@@ -1,0 +1,274 @@
+//! The work done off the request path: bot moves, network views and solver proofs, each on
+//! tokio's blocking threads (the heavy ones behind a queue of as many places as there are cores),
+//! each with the flags that cancel it.
+//!
+//! A job is cancelled when its game is abandoned (deleted, or dropped from the store for being
+//! idle or for room), when the game moves on under a hint or a review (a move, an undo, a redo),
+//! when the client that asked for a proof goes away (its request is dropped), or when the server
+//! stops. Solver proofs poll these flags as they search ([`Solver::analyse_cancellable`]) and stop
+//! within milliseconds; a bot's move checks them between its plies and never plays a move its
+//! game no longer waits for; a network's search (at most a few hundred simulations) is not
+//! interrupted and ends within its own budget. A cancelled job gives its queue place and thread
+//! back as soon as it returns, writes nothing into its game, is counted, and is logged on stderr.
+//!
+//! [`Solver::analyse_cancellable`]: crate::solver::Solver::analyse_cancellable
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use super::error::ApiError;
+
+/// A new flag, not set.
+pub fn flag() -> Arc<AtomicBool> {
+    Arc::new(AtomicBool::new(false))
+}
+
+/// The flags of a game that cancel its jobs, taken while its lock was held.
+#[derive(Clone, Debug)]
+pub struct Watch {
+    /// The game's id.
+    pub id: String,
+    /// Set when the game is deleted or dropped from the store.
+    pub abandoned: Arc<AtomicBool>,
+    /// Set when the game changes after the job was asked for (none for the bot's own move).
+    pub moved: Option<Arc<AtomicBool>>,
+}
+
+/// What a job is and what may cancel it.
+pub struct Job {
+    /// What it does, in words (for the log and the errors).
+    pub kind: &'static str,
+    /// Waits for a place in the heavy queue (a network, a search, the solver).
+    pub heavy: bool,
+    /// The game it works for, if any.
+    pub game: Option<Watch>,
+    /// Cancelled when the request that asked for it is dropped (its client went away).
+    pub follows_request: bool,
+}
+
+/// Why a job was cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// The server is stopping.
+    Stopping,
+    /// The game was deleted or dropped from the store.
+    Abandoned,
+    /// The game changed under the job.
+    MovedOn,
+    /// The client went away.
+    Disconnected,
+}
+
+impl Why {
+    /// In words.
+    pub fn text(self) -> &'static str {
+        match self {
+            Why::Stopping => "the server is stopping",
+            Why::Abandoned => "the game was deleted or dropped",
+            Why::MovedOn => "the game moved on",
+            Why::Disconnected => "the client went away",
+        }
+    }
+
+    fn error(self, job: &Job) -> ApiError {
+        let what = job.kind;
+        match (self, &job.game) {
+            (Why::Stopping, _) => ApiError {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                message: format!("the server is stopping: the {what} was cancelled"),
+            },
+            (Why::Abandoned, Some(w)) => ApiError::not_found(format!(
+                "game '{}' was deleted or dropped: its {what} was cancelled",
+                w.id
+            )),
+            (Why::MovedOn, Some(w)) => ApiError::conflict(format!(
+                "game '{}' changed while its {what} ran: the {what} was cancelled; ask again",
+                w.id
+            )),
+            (why, _) => ApiError::conflict(format!("the {what} was cancelled: {}", why.text())),
+        }
+    }
+}
+
+/// The flags that cancel one job; any one set cancels it.
+#[derive(Clone, Debug)]
+pub struct Cancel {
+    stopping: Arc<AtomicBool>,
+    abandoned: Option<Arc<AtomicBool>>,
+    moved: Option<Arc<AtomicBool>>,
+    request: Option<Arc<AtomicBool>>,
+}
+
+impl Cancel {
+    /// Flags that are never set (for work outside a job).
+    pub fn never() -> Cancel {
+        Cancel {
+            stopping: flag(),
+            abandoned: None,
+            moved: None,
+            request: None,
+        }
+    }
+
+    /// The flags, to hand to the solver.
+    pub fn flags(&self) -> Vec<&AtomicBool> {
+        std::iter::once(&self.stopping)
+            .chain(&self.abandoned)
+            .chain(&self.moved)
+            .chain(&self.request)
+            .map(|f| f.as_ref())
+            .collect()
+    }
+
+    /// Why the job is cancelled, if it is.
+    pub fn why(&self) -> Option<Why> {
+        let set =
+            |f: &Option<Arc<AtomicBool>>| f.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        if self.stopping.load(Ordering::Relaxed) {
+            Some(Why::Stopping)
+        } else if set(&self.abandoned) {
+            Some(Why::Abandoned)
+        } else if set(&self.moved) {
+            Some(Why::MovedOn)
+        } else if set(&self.request) {
+            Some(Why::Disconnected)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the job is cancelled.
+    pub fn is_set(&self) -> bool {
+        self.why().is_some()
+    }
+}
+
+/// Sets its flag when dropped: held by the request's future, so that a request dropped by the
+/// server (its client gone) cancels its job.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The job runner: the heavy queue, the server's stop flag and the counts.
+pub struct Jobs {
+    heavy: Arc<Semaphore>,
+    stopping: Arc<AtomicBool>,
+    counts: Arc<Counts>,
+}
+
+#[derive(Default)]
+struct Counts {
+    running: AtomicU64,
+    finished: AtomicU64,
+    cancelled: AtomicU64,
+}
+
+impl Jobs {
+    /// A runner with `heavy_places` places for heavy jobs.
+    pub fn new(heavy_places: usize) -> Jobs {
+        Jobs {
+            heavy: Arc::new(Semaphore::new(heavy_places.max(1))),
+            stopping: flag(),
+            counts: Arc::default(),
+        }
+    }
+
+    /// Cancels every job, running or queued, and refuses new ones: the server is stopping.
+    pub fn stop_all(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.heavy.close();
+    }
+
+    /// Jobs cancelled so far.
+    pub fn cancelled(&self) -> u64 {
+        self.counts.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// The counts as JSON: jobs running, finished, cancelled, and the heavy queue's free places.
+    pub fn json(&self) -> Value {
+        let c = &self.counts;
+        json!({
+            "running": c.running.load(Ordering::Relaxed),
+            "finished": c.finished.load(Ordering::Relaxed),
+            "cancelled": c.cancelled.load(Ordering::Relaxed),
+            "heavy_places_free": self.heavy.available_permits(),
+        })
+    }
+
+    /// Runs `f` on a blocking thread (after waiting for a heavy place if `job.heavy`), handing it
+    /// the flags that cancel it. A job cancelled before it starts does not run; one cancelled
+    /// while it runs returns an error, never its result.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        job: Job,
+        f: impl FnOnce(&Cancel) -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let request = job.follows_request.then(flag);
+        let _guard = request.clone().map(SetOnDrop);
+        let cancel = Cancel {
+            stopping: Arc::clone(&self.stopping),
+            abandoned: job.game.as_ref().map(|w| Arc::clone(&w.abandoned)),
+            moved: job.game.as_ref().and_then(|w| w.moved.clone()),
+            request,
+        };
+        let permit = if job.heavy {
+            Some(
+                Arc::clone(&self.heavy)
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| Why::Stopping.error(&job))?,
+            )
+        } else {
+            None
+        };
+        let counts = Arc::clone(&self.counts);
+        let kind = job.kind;
+        let id = job.game.as_ref().map(|w| w.id.clone());
+        let (out, why) = tokio::task::spawn_blocking(move || {
+            // The queue place goes back when the work does, even if the request was dropped.
+            let _permit = permit;
+            let started = Instant::now();
+            let out = match cancel.why() {
+                Some(_) => None,
+                None => {
+                    counts.running.fetch_add(1, Ordering::Relaxed);
+                    let out = f(&cancel);
+                    counts.running.fetch_sub(1, Ordering::Relaxed);
+                    Some(out)
+                }
+            };
+            let why = cancel.why();
+            match why {
+                Some(why) => {
+                    counts.cancelled.fetch_add(1, Ordering::Relaxed);
+                    eprintln!(
+                        "kalaha serve: {kind}{} cancelled after {:.3} s: {}",
+                        id.map_or(String::new(), |id| format!(" of game {id}")),
+                        started.elapsed().as_secs_f64(),
+                        why.text()
+                    );
+                }
+                None => {
+                    counts.finished.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            (out, why)
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("the {kind} failed: {e}")))?;
+        match (out, why) {
+            (Some(out), None) => Ok(out),
+            (_, Some(why)) => Err(why.error(&job)),
+            (None, None) => Err(ApiError::internal(format!("the {kind} did not run"))),
+        }
+    }
+}
