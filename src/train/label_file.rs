@@ -68,7 +68,7 @@ impl LabelFile {
                 excluded += 1;
                 continue;
             }
-            if holdout > 0 && line.i % holdout == 0 {
+            if holdout > 0 && line.i.is_multiple_of(holdout) {
                 held_out.push((pos, exact));
             } else {
                 train.push((pos, exact));
