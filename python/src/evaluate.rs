@@ -10,6 +10,7 @@ use kalaha::bots::{Bot, BotSpec, Player, random_move};
 use kalaha::eval::Mode;
 use kalaha::eval::run::{self, Request};
 use kalaha::rules::{Move, Position};
+use kalaha::search::best_logit;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use rand::rngs::SmallRng;
@@ -51,12 +52,10 @@ impl AgentBot {
             let action = match v.len() {
                 1 if v[0].fract() == 0.0 => v[0] as i64,
                 n if n == m + 1 => {
-                    // The best legal logit, the highest action among ties (as the Rust players).
-                    let best = (0..=m)
-                        .filter(|&i| mask[i])
-                        .max_by(|&x, &y| v[x].total_cmp(&v[y]))
-                        .expect("a position that is not over has a legal move");
-                    best as i64
+                    // The best legal logit, as the Rust players pick it.
+                    best_logit(&v, (0..=m).filter(|&i| mask[i]))
+                        .expect("a position that is not over has a legal move")
+                        as i64
                 }
                 n => {
                     return Err(value_error(format!(

@@ -14,7 +14,9 @@ use super::Bot;
 use crate::nn::NetEvaluator;
 use crate::nn::model::Model;
 use crate::rules::{Move, Position};
-use crate::search::{Evaluator, Oracle, SearchConfig, greedy_actions, search_batch_with};
+use crate::search::{
+    Evaluator, Oracle, SearchConfig, best_logit, greedy_actions, search_batch_with,
+};
 use crate::solver::EndgameOracle;
 
 /// A network player.
@@ -64,9 +66,7 @@ pub fn search_config(model: &Model, sims: Option<u32>, margin: Option<f32>) -> S
 pub fn exact_choice(oracle: &EndgameOracle, pos: &Position, logits: &[f32]) -> Option<Move> {
     let exact = oracle.moves(pos)?;
     let pits = pos.rules().pits();
-    exact
-        .best()
-        .max_by(|a, b| logits[a.action(pits)].total_cmp(&logits[b.action(pits)]))
+    best_logit(logits, exact.best().map(|m| m.action(pits))).map(|a| Move::from_action(a, pits))
 }
 
 /// The network's policy logits for `pos`, by action index.

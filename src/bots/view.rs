@@ -107,7 +107,7 @@ fn network_view(
     use burn::prelude::Device;
 
     use crate::nn::NetEvaluator;
-    use crate::search::{Evaluator, Oracle, search_batch_with};
+    use crate::search::{Evaluator, Oracle, best_logit, search_batch_with};
 
     let model = player.network()?;
     let BotSpec::Policy { sims, margin, .. } = player.spec() else {
@@ -125,10 +125,9 @@ fn network_view(
     for (m, l) in moves.iter_mut().zip(&legal) {
         m.prior = Some((l - top).exp() / sum);
     }
-    let best = (0..legal.len())
-        .max_by(|&a, &b| legal[a].total_cmp(&legal[b]))
+    let best = best_logit(&logits, moves.iter().map(|m| m.mv.action(pits)))
         .expect("a position that is not over has a legal move");
-    let mut choice = moves[best].mv;
+    let mut choice = Move::from_action(best, pits);
     let mut searched = None;
     let oracle = player.endgame_db().map(|o| o.as_ref());
     if sims.is_some() {

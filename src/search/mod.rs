@@ -79,7 +79,32 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// The best legal action of each position by its logits.
+/// The action of the highest logit among `actions` (indexes into `logits`, by action index), ties
+/// going to the highest action index (swap after every pit); `None` if `actions` is empty. Every
+/// greedy choice from a network's logits goes through here ([`greedy_actions`], the bots' views,
+/// the network player's pick among a database's best moves, Python agents returning logits), so
+/// they agree. Logits compare by `total_cmp` (a NaN of either sign is an extreme).
+///
+/// ```
+/// use kalaha::search::best_logit;
+/// let logits = [0.5f32, 2.0, -1.0, 2.0];
+/// assert_eq!(best_logit(&logits, [0, 1, 2, 3]), Some(3));
+/// assert_eq!(best_logit(&logits, [3, 1, 0]), Some(3), "whatever the order");
+/// assert_eq!(best_logit(&logits, [0, 2]), Some(0));
+/// assert_eq!(best_logit(&logits, []), None);
+/// ```
+pub fn best_logit<L: Copy + Into<f64>>(
+    logits: &[L],
+    actions: impl IntoIterator<Item = usize>,
+) -> Option<usize> {
+    // f32 to f64 is exact and keeps the order, so f32 and f64 logits pick alike.
+    actions.into_iter().max_by(|&x, &y| {
+        let (lx, ly): (f64, f64) = (logits[x].into(), logits[y].into());
+        lx.total_cmp(&ly).then(x.cmp(&y))
+    })
+}
+
+/// The best legal action of each position by its logits (see [`best_logit`] for ties).
 pub fn greedy_actions(positions: &[Position], evaluator: &mut dyn Evaluator) -> Vec<usize> {
     let mut logits = Vec::new();
     let mut values = Vec::new();
@@ -89,13 +114,8 @@ pub fn greedy_actions(positions: &[Position], evaluator: &mut dyn Evaluator) -> 
     for (i, p) in positions.iter().enumerate() {
         let a = p.rules().pits() + 1;
         let l = &logits[i * a..(i + 1) * a];
-        let best = p
-            .legal_moves()
-            .iter()
-            .map(|m| m.action(a - 1))
-            .max_by(|&x, &y| l[x].total_cmp(&l[y]))
-            .expect("a position that is not over has a legal move");
-        out.push(best);
+        let legal = p.legal_moves().iter().map(|m| m.action(a - 1));
+        out.push(best_logit(l, legal).expect("a position that is not over has a legal move"));
     }
     out
 }
