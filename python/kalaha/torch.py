@@ -61,7 +61,7 @@ class TorchNetwork(nn.Module):
         super().__init__()
         if block not in ("plain", "residual"):
             raise ValueError(f"a {block} network has no PyTorch form here (plain and residual do)")
-        if input not in ("onehot", "onehot_wide", "counts", "legacy"):
+        if input not in ("onehot", "onehot_wide", "counts"):
             raise ValueError(f"a network reading '{input}' cannot be built from observations")
         if activation not in _ACTIVATIONS:
             raise ValueError(f"unknown activation '{activation}'")
@@ -70,7 +70,7 @@ class TorchNetwork(nn.Module):
         self.act = _ACTIVATIONS[activation]
         bins = {"onehot": 2 * pits + 2, "onehot_wide": 4 * pits + 3}.get(input, 0)
         self.bins = bins
-        width = {"legacy": 2 * pits + 3}.get(input, 2 * pits + 4 + 2 * pits * bins)
+        width = 2 * pits + 4 + 2 * pits * bins
         trunk = []
         if block == "plain":
             for _ in range(layers):
@@ -114,10 +114,6 @@ class TorchNetwork(nn.Module):
         obs = torch.as_tensor(obs, dtype=torch.float32)
         counts = torch.round(obs[:, : 2 * m + 2] * self.total)
         flags = obs[:, 2 * m + 2 :]
-        if self.input == "legacy":
-            pits = counts[:, : 2 * m] * torch.tensor(1.0 / max(self.seeds, 1), dtype=torch.float32)
-            stores = counts[:, 2 * m :] * torch.tensor(2.0 / self.total, dtype=torch.float32)
-            return torch.cat([pits, stores, flags[:, :1]], dim=1)
         base = torch.cat([counts * torch.tensor(1.0 / self.total, dtype=torch.float32), flags], dim=1)
         if not self.bins:
             return base

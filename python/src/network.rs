@@ -163,7 +163,7 @@ impl PyNetwork {
         self.model.net.activation().name()
     }
 
-    /// What it reads: `onehot`, `onehot_wide`, `counts`, `legacy` or `lookahead`.
+    /// What it reads: `onehot`, `onehot_wide`, `counts` or `lookahead`.
     #[getter]
     fn input(&self) -> &'static str {
         self.model.net.input().name()

@@ -71,16 +71,6 @@ impl Input {
             flags[1]
         );
         match self {
-            Input::Legacy => {
-                let pit = 1.0 / rules.seeds().max(1) as f32;
-                let store = 2.0 / total.max(1) as f32;
-                for (x, &c) in out[..2 * m].iter_mut().zip(&counts[..2 * m]) {
-                    *x = c as f32 * pit;
-                }
-                out[2 * m] = counts[2 * m] as f32 * store;
-                out[2 * m + 1] = counts[2 * m + 1] as f32 * store;
-                out[2 * m + 2] = flags[0];
-            }
             Input::Counts | Input::Onehot | Input::OnehotWide => {
                 let scale = 1.0 / total as f32;
                 let (base, bins) = out.split_at_mut(obs::obs_dim(m));
@@ -108,7 +98,6 @@ impl Input {
     /// Its name in checkpoints and configs.
     pub fn name(self) -> &'static str {
         match self {
-            Input::Legacy => "legacy",
             Input::Counts => "counts",
             Input::Onehot => "onehot",
             Input::Lookahead => "lookahead",
@@ -310,12 +299,7 @@ mod tests {
             for pos in positions(&rules, 20) {
                 let mut o = vec![0.0; obs::obs_dim(m)];
                 obs::encode(&pos, &mut o);
-                for input in [
-                    Input::Legacy,
-                    Input::Counts,
-                    Input::Onehot,
-                    Input::OnehotWide,
-                ] {
+                for input in [Input::Counts, Input::Onehot, Input::OnehotWide] {
                     let (mut a, mut b) = (vec![0.0; input.width(m)], vec![9.0; input.width(m)]);
                     input.encode(&pos, &mut a);
                     input.encode_obs(&o, &rules, &mut b).unwrap();

@@ -3,9 +3,7 @@
 //!
 //! The network reads the environment's observation ([`crate::env::obs`]): `counts` is the
 //! env's `2m + 4` floats, `onehot` adds each pit's seed count one-hot
-//! ([`crate::env::obs::encode_onehot`]). `legacy` is the encoding of networks trained before
-//! there was one encoder (`2m + 3` floats: pits divided by `n`, stores by half the seeds, the swap
-//! flag) and only serves to read them. Outputs: `m + 1` policy logits (pit `p` at index `p - 1`,
+//! ([`crate::env::obs::encode_onehot`]). Outputs: `m + 1` policy logits (pit `p` at index `p - 1`,
 //! swap at `m`; the caller masks illegal moves), a value in [-1, 1] (the expected result for the
 //! player to move) and a margin in [-1, 1] (the expected final margin for the player to move,
 //! divided by all seeds).
@@ -40,13 +38,9 @@ pub enum Activation {
 }
 
 /// What the network reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Input {
-    /// The encoding of networks trained before the environment's; the default, so that their
-    /// sidecars (which do not name it) still load.
-    #[default]
-    Legacy,
     /// The environment's observation, [`obs::encode`].
     Counts,
     /// The environment's observation and one-hot pit counts, [`obs::encode_onehot`].
@@ -63,7 +57,6 @@ impl Input {
     /// Floats per position for `pits` pits per side.
     pub fn width(self, pits: usize) -> usize {
         match self {
-            Input::Legacy => 2 * pits + 3,
             Input::Counts => obs::obs_dim(pits),
             Input::Onehot => obs::onehot_dim(pits),
             Input::Lookahead => obs::lookahead_dim(pits),
@@ -75,7 +68,6 @@ impl Input {
     /// [`Input::width`]).
     pub fn encode(self, pos: &Position, out: &mut [f32]) {
         match self {
-            Input::Legacy => encode_legacy(pos, out),
             Input::Counts => obs::encode(pos, out),
             Input::Onehot => obs::encode_onehot(pos, out),
             Input::Lookahead => obs::encode_lookahead(pos, out),
@@ -203,8 +195,8 @@ pub struct NetConfig {
     pub layers: usize,
     /// Hidden-layer nonlinearity.
     pub activation: Activation,
-    /// What the network reads (optional; `legacy` when absent, for old checkpoints).
-    #[serde(default)]
+    /// What the network reads (required: sidecars without it are of networks that read an
+    /// encoding no longer kept, and none of them is committed).
     pub input: Input,
     /// How the hidden layers are joined (optional; `plain` when absent).
     #[serde(default)]
@@ -222,25 +214,6 @@ pub struct NetConfig {
 /// head alone worse (`experiments/kalah64-supervised/README.md`); `kalaha judge --moves-mix W`
 /// measures another weight.
 pub const MOVES_MIX: f32 = 0.0;
-
-/// The legacy encoding (see the module text).
-fn encode_legacy(pos: &Position, out: &mut [f32]) {
-    let rules = pos.rules();
-    let m = rules.pits();
-    let me = pos.to_move();
-    let opp = me.other();
-    let pit_scale = 1.0 / rules.seeds().max(1) as f32;
-    let store_scale = 2.0 / rules.total_seeds().max(1) as f32;
-    for (o, &s) in out[..m].iter_mut().zip(pos.row(me)) {
-        *o = s as f32 * pit_scale;
-    }
-    for (o, &s) in out[m..2 * m].iter_mut().zip(pos.row(opp)) {
-        *o = s as f32 * pit_scale;
-    }
-    out[2 * m] = pos.store(me) as f32 * store_scale;
-    out[2 * m + 1] = pos.store(opp) as f32 * store_scale;
-    out[2 * m + 2] = if pos.swap_allowed() { 1.0 } else { 0.0 };
-}
 
 /// The policy/value MLP.
 #[derive(Module, Debug)]
@@ -499,12 +472,31 @@ mod tests {
         let rules = Rules::kalah64();
         let pos = Position::parse("0,1,2,3,4,5,6/7,8,9,10,11,12,0 n", &rules)
             .unwrap_or_else(|_| Position::parse("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", &rules).unwrap());
-        let mut o = vec![0.0; Input::Legacy.width(6)];
-        Input::Legacy.encode(&pos, &mut o);
-        let me = pos.to_move();
-        assert_eq!(o[0], pos.pit(me, 1) as f32 / 4.0);
-        assert_eq!(o[6], pos.pit(me.other(), 1) as f32 / 4.0);
-        assert_eq!(o[12], pos.store(me) as f32 / 24.0);
+        let mut o = vec![0.0; Input::Counts.width(6)];
+        Input::Counts.encode(&pos, &mut o);
+        let (me, per_seed) = (pos.to_move(), 1.0 / 48.0);
+        assert_eq!(o[0], pos.pit(me, 1) as f32 * per_seed);
+        assert_eq!(o[6], pos.pit(me.other(), 1) as f32 * per_seed);
+        assert_eq!(o[12], pos.store(me) as f32 * per_seed);
+    }
+
+    /// The input is named, never assumed: the old default (`legacy`, which no committed network
+    /// reads) is gone, and a shape without an input is refused rather than read as another.
+    #[test]
+    fn a_network_shape_names_its_input() {
+        let shape = |input: &str| {
+            serde_json::from_str::<NetConfig>(&format!(
+                r#"{{"hidden": 16, "layers": 1, "activation": "relu"{input}}}"#
+            ))
+        };
+        assert_eq!(
+            shape(r#", "input": "onehot""#).unwrap().input,
+            Input::Onehot
+        );
+        let e = shape("").unwrap_err().to_string();
+        assert!(e.contains("missing field `input`"), "{e}");
+        let e = shape(r#", "input": "legacy""#).unwrap_err().to_string();
+        assert!(e.contains("unknown variant `legacy`"), "{e}");
     }
 
     /// A small network of each `block` reading one-hot pit counts.

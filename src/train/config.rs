@@ -484,11 +484,6 @@ impl TrainConfig {
             "selfplay.targets",
             "= \"truncated\" needs search.margin_weight = 1 (the search's value is then a margin)",
         )?;
-        check(
-            self.network.input != crate::nn::Input::Legacy,
-            "network.input",
-            "must be counts, onehot, onehot_wide or lookahead (legacy only reads old checkpoints)",
-        )?;
         Ok(())
     }
 
