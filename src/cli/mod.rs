@@ -89,7 +89,12 @@ pub struct RuleArgs {
 impl RuleArgs {
     /// The rules these flags describe: the preset, then each flag given on top of it.
     pub fn rules(&self) -> anyhow::Result<Rules> {
-        let choices = RuleChoices {
+        Ok(self.choices().build()?)
+    }
+
+    /// The rule choices these flags make.
+    pub fn choices(&self) -> RuleChoices<&str> {
+        RuleChoices {
             preset: self.rules.as_deref(),
             pits: self.pits,
             seeds: self.seeds,
@@ -98,8 +103,7 @@ impl RuleArgs {
             end: self.end.as_deref(),
             // `--pie` turns the rule on; without it the preset decides.
             pie: self.pie.then_some(true),
-        };
-        Ok(choices.build()?)
+        }
     }
 }
 

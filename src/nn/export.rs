@@ -280,7 +280,7 @@ mod tests {
     fn encoding_from_the_observation_is_exact() {
         for rules in [
             Rules::kalah64(),
-            crate::rules::RuleChoices {
+            crate::rules::RuleChoices::<&str> {
                 pits: Some(4),
                 seeds: Some(3),
                 pie: Some(true),

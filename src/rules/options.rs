@@ -268,42 +268,50 @@ impl RulesSpec {
 }
 
 /// Rule options as a person names them: an optional preset, then any option given on top of it
-/// (keywords as on the command line). Shared by the rule flags and the training config.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RuleChoices<'a> {
+/// (keywords as on the command line). The one rule-choice type: the command line's rule flags
+/// convert into it, training configs read it as their `[rules]` table (keys `preset`, `pits`,
+/// `seeds`, `capture`, `leftover`, `end`, `pie`, each optional), and the Python `Rules` takes it
+/// as keyword arguments.
+///
+/// `S` is the string type of the keywords: `String` (the default, what serde reads) or `&str`
+/// for choices borrowed from elsewhere.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RuleChoices<S = String> {
     /// Preset name (`international` when absent).
-    pub preset: Option<&'a str>,
+    pub preset: Option<S>,
     /// Pits per side.
     pub pits: Option<u32>,
     /// Seeds per pit.
     pub seeds: Option<u32>,
-    /// Capture keyword.
-    pub capture: Option<&'a str>,
-    /// Leftover keyword.
-    pub leftover: Option<&'a str>,
-    /// End keyword.
-    pub end: Option<&'a str>,
+    /// Capture keyword: `standard`, `empty` or `off`.
+    pub capture: Option<S>,
+    /// Leftover keyword: `owner`, `emptier` or `discard`.
+    pub leftover: Option<S>,
+    /// End keyword: `immediate` or `on-turn`.
+    pub end: Option<S>,
     /// Pie rule on or off.
     pub pie: Option<bool>,
 }
 
-impl RuleChoices<'_> {
-    /// Validates the choices into rules; the error names the first bad keyword or size.
+impl<S: AsRef<str>> RuleChoices<S> {
+    /// Validates the choices into rules: the preset (Kalah(6,4) when absent), then each option
+    /// given on top of it; the error names the first bad keyword or size.
     pub fn build(&self) -> Result<Rules, RulesError> {
-        let mut spec = match self.preset {
-            Some(name) => name.parse::<Preset>()?.rules().spec(),
+        let mut spec = match &self.preset {
+            Some(name) => name.as_ref().parse::<Preset>()?.rules().spec(),
             None => RulesSpec::default(),
         };
         spec.pits = self.pits.unwrap_or(spec.pits);
         spec.seeds = self.seeds.unwrap_or(spec.seeds);
-        if let Some(c) = self.capture {
-            spec.capture = c.parse()?;
+        if let Some(c) = &self.capture {
+            spec.capture = c.as_ref().parse()?;
         }
-        if let Some(l) = self.leftover {
-            spec.leftover = l.parse()?;
+        if let Some(l) = &self.leftover {
+            spec.leftover = l.as_ref().parse()?;
         }
-        if let Some(e) = self.end {
-            spec.end = e.parse()?;
+        if let Some(e) = &self.end {
+            spec.end = e.as_ref().parse()?;
         }
         spec.pie = self.pie.unwrap_or(spec.pie);
         spec.build()
@@ -420,6 +428,60 @@ impl FromStr for Preset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_choices_read_the_config_keys_and_resolve_as_the_flags_do() {
+        let c: RuleChoices = toml::from_str(
+            "preset = \"danish\"\npits = 4\ncapture = \"empty\"\nend = \"on-turn\"\npie = true",
+        )
+        .unwrap();
+        let r = c.build().unwrap();
+        assert_eq!(
+            r,
+            Rules::new(4, 6)
+                .unwrap()
+                .with_leftover(Leftover::Emptier)
+                .with_capture(Capture::Empty)
+                .with_end(End::OnTurn)
+                .with_pie(true)
+        );
+        let back: RuleChoices = toml::from_str(&toml::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        // Nothing given: international Kalah(6,4); borrowed keywords build the same rules.
+        assert_eq!(
+            RuleChoices::<String>::default().build().unwrap(),
+            Rules::kalah64()
+        );
+        let borrowed = RuleChoices {
+            preset: Some("danish"),
+            pits: Some(4),
+            capture: Some("empty"),
+            end: Some("on-turn"),
+            pie: Some(true),
+            ..RuleChoices::default()
+        };
+        assert_eq!(borrowed.build().unwrap(), r);
+        // Unknown keys and bad keywords are refused, naming them.
+        assert!(toml::from_str::<RuleChoices>("pit = 4").is_err());
+        let bad = RuleChoices {
+            capture: Some("sometimes"),
+            ..RuleChoices::default()
+        };
+        assert_eq!(
+            bad.build().unwrap_err().to_string(),
+            "unknown capture rule 'sometimes' (expected one of: standard, empty, off)"
+        );
+        let bad = RuleChoices {
+            preset: Some("dutch"),
+            ..RuleChoices::default()
+        };
+        assert!(
+            bad.build()
+                .unwrap_err()
+                .to_string()
+                .starts_with("unknown rules preset 'dutch'")
+        );
+    }
 
     #[test]
     fn board_size_limits_are_refused_with_the_numbers() {

@@ -19,7 +19,7 @@ pub struct TrainConfig {
     pub run: RunConfig,
     /// The rule set the network learns.
     #[serde(default)]
-    pub rules: RulesConfig,
+    pub rules: RuleChoices,
     /// Network shape.
     pub network: NetConfig,
     /// Search used in self-play.
@@ -57,26 +57,6 @@ pub struct RunConfig {
     /// random ones; it must have the same network shape and pits per side (rules may differ).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<PathBuf>,
-}
-
-/// Rules: an optional preset, then each given option on top (like the command line's flags).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RulesConfig {
-    /// Named rule set.
-    pub preset: Option<String>,
-    /// Pits per side.
-    pub pits: Option<u32>,
-    /// Seeds per pit.
-    pub seeds: Option<u32>,
-    /// `standard`, `empty` or `off`.
-    pub capture: Option<String>,
-    /// `owner`, `emptier` or `discard`.
-    pub leftover: Option<String>,
-    /// `immediate` or `on-turn`.
-    pub end: Option<String>,
-    /// The pie rule.
-    pub pie: Option<bool>,
 }
 
 /// Self-play settings.
@@ -286,7 +266,7 @@ impl TrainConfig {
 
     /// The rules the config names.
     pub fn rules(&self) -> anyhow::Result<Rules> {
-        self.rules.build()
+        Ok(self.rules.build()?)
     }
 
     /// The evaluation opponents, ready to play under the config's rules (loaded through a fresh
@@ -537,22 +517,6 @@ impl TrainConfig {
     }
 }
 
-impl RulesConfig {
-    /// Builds the rules: the preset (Kalah(6,4) by default), then each option given.
-    pub fn build(&self) -> anyhow::Result<Rules> {
-        let choices = RuleChoices {
-            preset: self.preset.as_deref(),
-            pits: self.pits,
-            seeds: self.seeds,
-            capture: self.capture.as_deref(),
-            leftover: self.leftover.as_deref(),
-            end: self.end.as_deref(),
-            pie: self.pie,
-        };
-        Ok(choices.build()?)
-    }
-}
-
 /// Applies one `a.b.c=value` override; the value is read as TOML, or as a string if it is not.
 fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()> {
     let (key, raw) = set
@@ -590,6 +554,19 @@ mod tests {
     fn shipped_configs_parse() {
         TrainConfig::parse(SMOKE, &[]).unwrap();
         TrainConfig::parse(include_str!("../../configs/kalah64.toml"), &[]).unwrap();
+        // Every shipped config, its `[rules]` table included, loads and names valid rules.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let c = TrainConfig::parse(&text, &[]).unwrap_or_else(|e| panic!("{p:?}: {e:#}"));
+                c.rules().unwrap();
+                n += 1;
+            }
+        }
+        assert!(n >= 2);
     }
 
     #[test]
