@@ -98,8 +98,11 @@ pub fn bench_rules(rules: &Rules, runs: usize, seconds: f64, seed: u64) -> Rules
     }
 }
 
-/// Median of a non-empty list.
+/// Median of a list (the mean of the middle two for an even count); 0 for an empty one.
 pub fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
     let mut v = xs.to_vec();
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
@@ -107,5 +110,17 @@ pub fn median(xs: &[f64]) -> f64 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), 0.0);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
     }
 }

@@ -129,24 +129,22 @@ pub fn bench_train(cfg: &TrainConfig, spec: &TrainBenchSpec) -> anyhow::Result<T
     let mut trainer = Trainer::new(cfg.clone(), false)?;
     let stop = AtomicBool::new(false);
     let mut rates = Vec::new();
-    let mut failure = None;
     let mut last = Instant::now();
     let setup_seconds = started.elapsed().as_secs_f64();
     trainer.run(&stop, &mut |p| {
         let now = Instant::now();
         let seconds = (now - last).as_secs_f64();
         last = now;
-        match parse_rates(&p.message, seconds) {
-            Some(r) => rates.push(r),
-            None => failure = Some(p.message.clone()),
-        }
-        if failure.is_some() || p.iteration >= total {
+        rates.push(IterationRates {
+            positions_per_sec: p.positions_per_sec,
+            evals_per_sec: p.evals_per_sec,
+            samples_per_sec: p.samples_per_sec,
+            seconds,
+        });
+        if p.iteration >= total {
             stop.store(true, Ordering::Relaxed);
         }
     })?;
-    if let Some(msg) = failure {
-        bail!("the trainer's progress line has no rates: {msg}");
-    }
     if rates.len() != total as usize {
         bail!(
             "the trainer stopped after {} of {total} iterations",
@@ -157,7 +155,9 @@ pub fn bench_train(cfg: &TrainConfig, spec: &TrainBenchSpec) -> anyhow::Result<T
     if runs.iter().any(|r| r.samples_per_sec == 0.0) {
         bail!("a timed iteration took no gradient step (is optim.steps_per_iteration 0?)");
     }
-    let median_of = |f: fn(&IterationRates) -> f64| median(runs.iter().map(f).collect());
+    let median_of = |f: fn(&IterationRates) -> f64| {
+        crate::bench::median(&runs.iter().map(f).collect::<Vec<_>>())
+    };
     Ok(TrainBench {
         device: spec.device.clone(),
         run: cfg.run.name.clone(),
@@ -178,36 +178,6 @@ pub fn bench_train(cfg: &TrainConfig, spec: &TrainBenchSpec) -> anyhow::Result<T
         setup_seconds,
         seconds: started.elapsed().as_secs_f64(),
     })
-}
-
-/// The rates of a trainer's progress line (`pos/s P  evals/s E  samples/s S  ...`), with the
-/// iteration's `seconds`; `None` if one is missing.
-pub fn parse_rates(message: &str, seconds: f64) -> Option<IterationRates> {
-    let value = |key: &str| {
-        let mut words = message.split_whitespace();
-        words.find(|w| *w == key)?;
-        words.next()?.parse::<f64>().ok()
-    };
-    Some(IterationRates {
-        positions_per_sec: value("pos/s")?,
-        evals_per_sec: value("evals/s")?,
-        samples_per_sec: value("samples/s")?,
-        seconds,
-    })
-}
-
-/// The median (the mean of the middle two for an even count); 0 for none.
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
 }
 
 /// A scratch folder, removed when dropped.
@@ -499,31 +469,6 @@ mod tests {
         let empty = CompareSpec { steps: 0, ..spec };
         assert!(compare_devices("cpu", "cpu", &empty).is_err());
         assert!(compare_devices("cpu", "tpu", &CompareSpec::default()).is_err());
-    }
-
-    #[test]
-    fn rates_are_read_from_a_progress_line() {
-        let msg =
-            "pos/s 1234  evals/s 56789  samples/s 4321  loss p 1.000 v 0.500 m 0.0100  exact 33%";
-        let r = parse_rates(msg, 2.5).unwrap();
-        assert_eq!(
-            r,
-            IterationRates {
-                positions_per_sec: 1234.0,
-                evals_per_sec: 56789.0,
-                samples_per_sec: 4321.0,
-                seconds: 2.5,
-            }
-        );
-        assert_eq!(parse_rates("pos/s 1 evals/s 2", 1.0), None);
-        assert_eq!(parse_rates("pos/s x evals/s 2 samples/s 3", 1.0), None);
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(vec![]), 0.0);
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
     }
 
     #[test]

@@ -242,16 +242,31 @@ fn cache_prefix(rules: &Rules) -> String {
     .to_lowercase()
 }
 
+/// The judge-set files of `rules` in `cache_dir`: each one's path and its name's settings part
+/// (what follows the rules' prefix, before `.json`).
+fn cache_files(rules: &Rules, cache_dir: &Path) -> Vec<(PathBuf, String)> {
+    let prefix = format!("{}-", cache_prefix(rules));
+    let Ok(dir) = std::fs::read_dir(cache_dir) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let rest = name
+                .strip_prefix(&prefix)?
+                .strip_suffix(".json")?
+                .to_string();
+            Some((e.path(), rest))
+        })
+        .collect()
+}
+
 /// The settings (positions, solver time limit) of the judge set of `rules` already solved in
 /// `cache_dir` at [`JUDGE_SEED`], if there is one (the most positions if several).
 pub fn cached_settings(rules: &Rules, cache_dir: &Path) -> Option<(usize, Option<Duration>)> {
-    let prefix = format!("{}-", cache_prefix(rules));
-    let mut found: Vec<(usize, Option<Duration>)> = std::fs::read_dir(cache_dir)
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let rest = name.strip_prefix(&prefix)?.strip_suffix(".json")?;
+    let mut found: Vec<(usize, Option<Duration>)> = cache_files(rules, cache_dir)
+        .into_iter()
+        .filter_map(|(_, rest)| {
             let mut parts = rest.split('-');
             let n: usize = parts.next()?.parse().ok()?;
             (parts.next()? == JUDGE_SEED.to_string()).then_some(())?;
@@ -269,17 +284,9 @@ pub fn cached_settings(rules: &Rules, cache_dir: &Path) -> Option<(usize, Option
 /// The positions of every judge set of `rules` solved in `cache_dir` (any size or time limit), in
 /// notation: what a training source must leave out so that the judge set stays unseen.
 pub fn cached_positions(rules: &Rules, cache_dir: &Path) -> Vec<String> {
-    let prefix = format!("{}-", cache_prefix(rules));
-    let Ok(dir) = std::fs::read_dir(cache_dir) else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
-        })
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+    cache_files(rules, cache_dir)
+        .into_iter()
+        .filter_map(|(path, _)| std::fs::read_to_string(path).ok())
         .filter_map(|t| serde_json::from_str::<JudgeFile>(&t).ok())
         .flat_map(|f| f.positions.into_iter().map(|j| j.position))
         .collect()

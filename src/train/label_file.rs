@@ -42,8 +42,9 @@ pub struct LabelFile {
 
 impl LabelFile {
     /// Reads `path` under `rules`; lines whose index is a multiple of `holdout` (0: none) are held
-    /// out, and lines whose position (in notation) is in `exclude` are left out. A line that does not parse, a position of other rules, or move values that are not the
-    /// position's legal moves with `value` their best, is an error naming the line.
+    /// out, and lines whose position (in notation) is in `exclude` are left out. A line that does
+    /// not parse, a position of other rules, or move values that are not the position's legal
+    /// moves with `value` their best, is an error naming the line.
     pub fn load(
         path: &Path,
         rules: &Rules,
@@ -264,5 +265,36 @@ mod tests {
             "other rules refused"
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The committed labels file, loaded as training loads it, leaves out every position of the
+    /// committed judge set: the judge set stays unseen.
+    #[test]
+    fn the_committed_labels_leave_the_judge_sets_positions_out() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let rules = Rules::new(6, 4).unwrap();
+        let judged: HashSet<String> =
+            super::super::judge::cached_positions(&rules, &root.join("checkpoints/judge"))
+                .into_iter()
+                .collect();
+        assert!(judged.len() > 1000, "the committed judge set is read");
+        let path = root.join("experiments/midgame-labels/labels-6x4-seed1.jsonl");
+        let f = LabelFile::load(&path, &rules, 5, &judged).unwrap();
+        eprintln!(
+            "{} trained on, {} held out, {} left out",
+            f.train().len(),
+            f.held_out().len(),
+            f.excluded()
+        );
+        assert!(
+            f.excluded() > 0,
+            "some labelled positions are judge-set positions"
+        );
+        for (pos, _) in f.train().iter().chain(f.held_out()) {
+            assert!(
+                !judged.contains(&pos.to_string()),
+                "{pos} is in the judge set"
+            );
+        }
     }
 }

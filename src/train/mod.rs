@@ -90,6 +90,12 @@ pub struct Progress {
     pub iterations: u32,
     /// A one-line summary of the iteration.
     pub message: String,
+    /// New positions a second in the iteration's self-play (labelled positions included).
+    pub positions_per_sec: f64,
+    /// Network evaluations a second in the iteration's self-play.
+    pub evals_per_sec: f64,
+    /// Samples a second through the iteration's gradient steps (steps x batch / their seconds).
+    pub samples_per_sec: f64,
 }
 
 /// Mean losses over an iteration's gradient steps.
@@ -283,7 +289,7 @@ impl Trainer {
         stop: &AtomicBool,
     ) -> anyhow::Result<Progress> {
         let started = Instant::now();
-        let msg = self.iteration(st, evaluated, play_secs, stop)?;
+        let (msg, rates) = self.iteration(st, evaluated, play_secs, stop)?;
         self.meta.seconds += play_secs + started.elapsed().as_secs_f64();
         let it = self.meta.iteration;
         let iterations = self.cfg.run.iterations;
@@ -295,6 +301,9 @@ impl Trainer {
             iteration: it,
             iterations,
             message: msg,
+            positions_per_sec: rates[0],
+            evals_per_sec: rates[1],
+            samples_per_sec: rates[2],
         })
     }
 
@@ -318,7 +327,7 @@ impl Trainer {
         evaluated: u64,
         sp_secs: f64,
         stop: &AtomicBool,
-    ) -> anyhow::Result<String> {
+    ) -> anyhow::Result<(String, [f64; 3])> {
         let seed = self.iteration_seed();
         let sp_secs = sp_secs.max(1e-9);
         self.meta.positions += st.positions;
@@ -342,7 +351,7 @@ impl Trainer {
             self.meta.evaluations.push(e);
         }
         self.log.flush();
-        Ok(msg)
+        Ok((msg, rates))
     }
 
     /// New samples into the replay buffer: self-play with the current network (and labelled
