@@ -386,6 +386,20 @@ fn bad_requests_get_a_4xx_naming_the_problem_and_change_nothing() {
             ),
         ),
         (
+            "misspelled rule key",
+            400,
+            call("POST", "/api/levels", Some(json!({"pit": 4}))),
+        ),
+        (
+            "bad capture keyword",
+            400,
+            call(
+                "POST",
+                "/api/games",
+                Some(json!({"rules": {"capture": "sometimes"}})),
+            ),
+        ),
+        (
             "bad side",
             400,
             call("POST", "/api/games", Some(json!({"side": "east"}))),
@@ -677,4 +691,36 @@ fn work_for_an_abandoned_game_is_cancelled_and_frees_its_place() {
     let (status, v) = analysis.join().unwrap();
     assert_eq!(status, 503, "{v}");
     assert!(app.jobs.cancelled() >= 5, "{}", app.jobs.json());
+}
+
+#[test]
+fn bad_rule_choices_are_refused_naming_the_problem() {
+    let (status, body) = call("POST", "/api/levels", Some(json!({"pit": 4})));
+    let error = body["error"].as_str().unwrap_or_default();
+    assert_eq!(status, 400, "{body}");
+    assert!(error.contains("pit"), "{error}");
+    let (status, body) = call(
+        "POST",
+        "/api/games",
+        Some(json!({"rules": {"capture": "sometimes"}})),
+    );
+    let error = body["error"].as_str().unwrap_or_default();
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        error.starts_with("rules: ") && error.contains("sometimes"),
+        "{error}"
+    );
+    let levels = ok(
+        "POST",
+        "/api/levels",
+        Some(json!({"preset": "children", "pie": true})),
+    );
+    assert_eq!(
+        levels["rules"],
+        ok(
+            "POST",
+            "/api/levels",
+            Some(json!({"pits": 6, "seeds": 3, "capture": "off", "pie": true}))
+        )["rules"]
+    );
 }

@@ -63,33 +63,10 @@ fn query(
         .map_err(|e| ApiError::bad(format!("bad query: {}", e.body_text())))
 }
 
-/// Rule options as the API takes them: a preset, then options on top of it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RulesIn {
-    preset: Option<String>,
-    pits: Option<u32>,
-    seeds: Option<u32>,
-    capture: Option<String>,
-    leftover: Option<String>,
-    end: Option<String>,
-    pie: Option<bool>,
-}
-
-impl RulesIn {
-    fn build(&self) -> Result<Rules, ApiError> {
-        RuleChoices {
-            preset: self.preset.as_deref(),
-            pits: self.pits,
-            seeds: self.seeds,
-            capture: self.capture.as_deref(),
-            leftover: self.leftover.as_deref(),
-            end: self.end.as_deref(),
-            pie: self.pie,
-        }
-        .build()
-        .map_err(|e| ApiError::bad(format!("rules: {e}")))
-    }
+/// Resolves the rules of a request: the API takes the one rule-choice type, [`RuleChoices`] (a
+/// preset, then options on top of it; the same keys as the command line and the configs).
+fn build_rules(r: &RuleChoices) -> Result<Rules, ApiError> {
+    r.build().map_err(|e| ApiError::bad(format!("rules: {e}")))
 }
 
 fn level(text: Option<&str>) -> Result<Level, ApiError> {
@@ -159,14 +136,14 @@ pub async fn info(State(app): AppState) -> Reply {
 
 /// `POST /api/levels`: the bots of every level under the rules in the body.
 pub async fn levels(State(app): AppState, body: Body) -> Reply {
-    let r: RulesIn = parse(body)?;
-    Ok(Json(levels_json(&app.engines, &r.build()?)))
+    let r: RuleChoices = parse(body)?;
+    Ok(Json(levels_json(&app.engines, &build_rules(&r)?)))
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CreateIn {
-    rules: Option<RulesIn>,
+    rules: Option<RuleChoices>,
     level: Option<String>,
     side: Option<String>,
     practice: Option<bool>,
@@ -184,7 +161,7 @@ pub async fn create(State(app): AppState, body: Body) -> Reply {
             ));
         }
         (Some(text), None) => super::record::read(text).map_err(ApiError::bad)?,
-        (None, r) => Game::new(&r.as_ref().map_or(Ok(Rules::kalah64()), |r| r.build())?),
+        (None, r) => Game::new(&r.as_ref().map_or(Ok(Rules::kalah64()), build_rules)?),
     };
     let level = level(c.level.as_deref())?;
     let human = match c.side.as_deref().unwrap_or("south") {
@@ -538,7 +515,7 @@ pub async fn review(State(app): AppState, Path(id): Path<String>) -> Reply {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AnalyseIn {
-    rules: Option<RulesIn>,
+    rules: Option<RuleChoices>,
     position: Option<String>,
     time_limit: Option<f64>,
 }
@@ -546,10 +523,7 @@ struct AnalyseIn {
 /// `POST /api/analyse`: a pasted position's network prior, search visits and Q, and exact values.
 pub async fn analyse(State(app): AppState, body: Body) -> Reply {
     let a: AnalyseIn = parse(body)?;
-    let rules = a
-        .rules
-        .as_ref()
-        .map_or(Ok(Rules::kalah64()), |r| r.build())?;
+    let rules = a.rules.as_ref().map_or(Ok(Rules::kalah64()), build_rules)?;
     let text = a.position.ok_or_else(|| {
         ApiError::bad("missing 'position' (notation, e.g. 4,4,4,4,4,4,0/4,4,4,4,4,4,0 s)")
     })?;
