@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# The evaluation report of one per-rule-set network (issue 16), into experiments/<name>-eval/:
+# The evaluation report of one rule set's committed network (checkpoints/NAME), into the eval/
+# folder of the run that made it, experiments/RUN/eval/ (RUN: the third argument, or else the run
+# name in the network's sidecar, checkpoints/NAME/meta.json; reports written before 2026-12-02 went
+# to experiments/NAME-eval/ and were moved under their runs):
 #   judge.json / judge.txt  the network alone on its rule set's judge set (kalaha judge)
 #   judge-64.json           the same set, scored on the moves of its 64-simulation search
 #   gauntlet/               64 simulations against random, greedy, minimax:4, minimax:8 and
@@ -11,7 +14,7 @@
 #   solver-vs-minimax8/     (the same rule sets) perfect play against minimax:8 on the gauntlet's
 #                           openings (playing for the best result against a perfect opponent,
 #                           not for minimax:8's mistakes)
-# usage: experiments/presets/eval.sh NAME [KALAHA_BINARY]
+# usage: experiments/presets/eval.sh NAME [KALAHA_BINARY [RUN]]
 set -eu
 name=$1
 bin=${2:-target/release/kalaha}
@@ -24,7 +27,8 @@ case $name in
   *) echo "unknown rule set $name" >&2; exit 2 ;;
 esac
 net=checkpoints/$name
-out=experiments/$name-eval
+run=${3:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config"]["run"]["name"])' $net/meta.json)}
+out=experiments/$run/eval
 mkdir -p $out
 $bin judge --network $net $judge --json > $out/judge.json
 $bin judge --network $net $judge > $out/judge.txt
@@ -32,15 +36,15 @@ $bin judge --network $net $judge --simulations 64 --json > $out/judge-64.json
 $bin eval $rules --player policy:checkpoints/$name:64 \
   --opponents random,greedy,minimax:4,minimax:8,mcts:1000 \
   --anchor policy:checkpoints/$name:64 --games 200 --opening-moves 6 --seed 1 \
-  --name $name-eval/gauntlet --run $net --json \
+  --name $run/eval/gauntlet --run $net --json \
   > $out/gauntlet.json 2> $out/gauntlet.log
 # More search against the strongest baseline: how much of the gap to it is the 64-simulation budget.
 $bin eval $rules --player policy:checkpoints/$name:512 --opponents minimax:8 --games 200 \
-  --opening-moves 6 --seed 1 --name $name-eval/minimax8-512sims --json > $out/minimax8-512sims.json 2> /dev/null
+  --opening-moves 6 --seed 1 --name $run/eval/minimax8-512sims --json > $out/minimax8-512sims.json 2> /dev/null
 if [ $solver = 1 ]; then
   $bin eval $rules --player policy:checkpoints/$name:64 --opponents solver --judge policy:checkpoints/$name:64 \
-    --games 100 --opening-moves $open --seed 1 --name $name-eval/solver --json \
+    --games 100 --opening-moves $open --seed 1 --name $run/eval/solver --json \
     > $out/solver.json 2> $out/solver.log
   $bin eval $rules --player solver --opponents minimax:8 --games 200 --opening-moves 6 --seed 1 \
-    --name $name-eval/solver-vs-minimax8 --json > $out/solver-vs-minimax8.json 2> /dev/null
+    --name $run/eval/solver-vs-minimax8 --json > $out/solver-vs-minimax8.json 2> /dev/null
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes experiments/<name>/README.md for a per-rule-set run of issue 16 from its config, train.log,
-checkpoint sidecar and experiments/<name>-eval/ (see eval.sh).
+"""Writes experiments/<name>/README.md for the first run of a rule set's network (the rule-set
+networks fine-tuned from the Kalah(6,4) one) from its config, train.log, checkpoint sidecar and
+its evaluation report, experiments/<name>/eval/ (see eval.sh).
 
 usage: experiments/presets/record.py NAME BASELINE_JUDGE_JSON [NOTE]
   BASELINE_JUDGE_JSON: `kalaha judge --json` of the Kalah(6,4) network on this rule set's judge set
@@ -14,7 +15,7 @@ note = sys.argv[3] if len(sys.argv) > 3 else ""
 cfg = open(f"configs/{name}.toml", encoding="utf-8").read()
 title = cfg.splitlines()[0].removeprefix("# The learned agent for ").rstrip(".")
 meta = json.load(open(f"checkpoints/{name}/meta.json"))
-ev = f"experiments/{name}-eval"
+ev = f"experiments/{name}/eval"
 judge = json.load(open(f"{ev}/judge.json"))
 base = json.load(open(base_path))
 gaunt = json.load(open(f"{ev}/gauntlet/report.json"))
@@ -108,7 +109,7 @@ if solver and solver.get("judge"):
                  f"**{sw['agree']} agree** with the solver's.")
     out += [line]
 met = lambda ok: "met" if ok else "**not met**"
-out += ["", f"Floors of issue 16: 85% against minimax:8 with 64 simulations: {met(mm8 is not None and mm8 >= 0.85)} "
+out += ["", f"The rule-set networks' floors ([presets](../presets/README.md)): 85% against minimax:8 with 64 simulations: {met(mm8 is not None and mm8 >= 0.85)} "
         f"({pct(mm8) if mm8 is not None else '-'}); 90% solver-optimal alone: {met(judge['optimal_rate'] >= 0.90)} "
         f"({pct(judge['optimal_rate'])} of {judge['positions']} judged)."]
 if judge.get("pie") and solver and solver.get("judge"):

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Trains the per-rule-set networks of issue 16 one after another (each resumes if its checkpoint
+# Trains the networks of every rule set (experiments/presets/README.md) one after another (each resumes if its checkpoint
 # exists, so the chain can be stopped with Ctrl-C and started again). Runs write
 # checkpoints/<name>-run/ and experiments/<name>-run/; to release one, copy its model-N.bpk and
-# meta.json (files.optim and files.state set to null) to checkpoints/<name>/. (This session's runs
-# were still named <name>, so their logs are experiments/<name>/train.log.)
+# meta.json (files.optim and files.state set to null) to checkpoints/<name>/. (The first runs, on
+# 2026-12-01, were still named <name>, so their logs are experiments/<name>/train.log.)
 # usage: experiments/presets/train-all.sh [KALAHA_BINARY] [NAME...]
 set -u
 bin=${1:-target/release/kalaha}
