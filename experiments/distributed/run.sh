@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27's figures on this machine, in one run (experiments/distributed/README.md):
+# The distributed-training figures on this machine, in one run (experiments/distributed/README.md):
 #  1. throughput: `kalaha train` and `python -m kalaha.distributed` with 1 and 2 workers, the
 #     kalah64 config for $ITS iterations each, one after the other: positions per wall-clock
 #     second over the whole run (self-play and learning), from each checkpoint's sidecar;

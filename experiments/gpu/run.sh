@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of issue 29 in one command: `kalaha bench train` (the real trainer, a few
+# The GPU check (experiments/gpu/README.md) in one command: `kalaha bench train` (the real trainer, a few
 # iterations in a scratch folder) on the GPU device and on the CPU backend, for configs/kalah64.toml
 # and for a network too big for small CPUs (6 layers x 1024), printing one JSON object.
 #

@@ -1,5 +1,5 @@
-"""Exact labels for Kalah(6,4) positions outside the endgame database: the start of issue 24's
-"better targets outside the database". Resumable; appends one JSON line a position.
+"""Exact labels for Kalah(6,4) positions outside the endgame database: the start of the learning
+recipe's "better targets outside the database". Resumable; appends one JSON line a position.
 
     python experiments/midgame-labels/label.py [--out FILE] [--minutes M] [--time-limit S] [--seed K]
 
