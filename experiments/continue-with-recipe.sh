@@ -3,6 +3,8 @@
 # experiments/kalah64-supervised: set-valued policy loss, a (fresh) move head trained on exact
 # seeds lost, labelled positions drawn where the judge looks and as many as the self-play ones,
 # and the 100,000-position held-out sets at every evaluation. One thread unless RAYON_NUM_THREADS says.
+# Checkpoints go to checkpoints/runs/RUN/ (the config's run.checkpoint_dir; INIT is a released
+# network, e.g. checkpoints/kalah64); release the result with `kalaha release checkpoints/runs/RUN NAME`.
 #   experiments/continue-with-recipe.sh CONFIG RUN INIT ITERATIONS [--set ... | --resume]
 set -euo pipefail
 cd "$(dirname "$0")/.."

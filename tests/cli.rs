@@ -565,3 +565,112 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         "cannot be judged on one set",
     );
 }
+
+/// `kalaha release`: a run's latest weights and its sidecar (naming the weights alone) copied into
+/// a folder of released networks, where they play; a name already there only with `--force`
+/// (which removes the old weights); a folder that holds no networks, a name that is no plain folder
+/// name and a missing run refused.
+#[cfg(feature = "train")]
+#[test]
+fn release_copies_a_runs_latest_network_and_sidecar() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let tmp = std::env::temp_dir().join(format!("kalaha-release-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    // Two "runs": the committed network's weights in a run's checkpoint form (optimizer and run
+    // state named and present), at iterations 450 and 460.
+    let committed = std::path::Path::new(dir).join("checkpoints/kalah64");
+    let run = |name: &str, it: u32| {
+        let d = tmp.join("runs").join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(committed.join("meta.json")).unwrap())
+                .unwrap();
+        let from = committed.join(meta["files"]["model"].as_str().unwrap());
+        let files = [
+            format!("model-{it:06}.bpk"),
+            format!("optim-{it:06}.bpk"),
+            format!("state-{it:06}.bin"),
+        ];
+        std::fs::copy(from, d.join(&files[0])).unwrap();
+        std::fs::write(d.join(&files[1]), b"optimizer").unwrap();
+        std::fs::write(d.join(&files[2]), b"run state").unwrap();
+        meta["iteration"] = it.into();
+        meta["files"] = serde_json::json!({
+            "model": files[0], "optim": files[1], "state": files[2]
+        });
+        std::fs::write(d.join("meta.json"), meta.to_string()).unwrap();
+        d.to_str().unwrap().to_string()
+    };
+    let (first, second) = (run("first", 450), run("second", 460));
+    let into = tmp.join("ck");
+    let into_s = into.to_str().unwrap();
+    let v = json(&["release", &first, "net", "--into", into_s, "--json"]);
+    let net = into.join("net");
+    assert_eq!(v["network"], net.to_str().unwrap());
+    assert_eq!(v["run"], first.as_str());
+    assert_eq!(v["model"], "model-000450.bpk");
+    assert_eq!(v["iteration"], 450);
+    assert_eq!(v["replaced"], false);
+    let listing = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(listing(&net), ["meta.json", "model-000450.bpk"]);
+    let side: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(net.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(
+        side["files"],
+        serde_json::json!({ "model": "model-000450.bpk", "optim": null, "state": null })
+    );
+    assert_eq!(side["iteration"], 450);
+    // It plays.
+    let bot = format!("policy:{}", net.display());
+    let m = json(&[
+        "match", "--south", &bot, "--north", "random", "--games", "1", "--json",
+    ]);
+    assert_eq!(m["games"], 1);
+
+    // A name already there: refused, then replaced with --force (the old weights go).
+    refused(
+        &["release", &second, "net", "--into", into_s],
+        "exists: pass --force",
+    );
+    let out = kalaha(&["release", &second, "net", "--into", into_s, "--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("replaced {} (Kalah(6,4)", net.display()))
+            && text.contains("iteration 460")
+            && text.contains("model-000460.bpk and meta.json"),
+        "{text}"
+    );
+    assert_eq!(listing(&net), ["meta.json", "model-000460.bpk"]);
+
+    refused(
+        &["release", &first, "judge", "--into", into_s],
+        "holds no networks",
+    );
+    refused(
+        &["release", &first, "runs", "--into", into_s],
+        "holds no networks",
+    );
+    refused(
+        &["release", &first, "a/b", "--into", into_s],
+        "not a plain folder name",
+    );
+    refused(
+        &["release", "/nonexistent/run", "other", "--into", into_s],
+        "no checkpoint at /nonexistent/run",
+    );
+    assert!(!into.join("other").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -27,7 +27,7 @@ fn config() -> String {
     format!("{}/configs/smoke.toml", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A scratch folder `name` holding `checkpoints/smoke`, one iteration of the smoke config; the
+/// A scratch folder `name` holding `checkpoints/runs/smoke`, one iteration of the smoke config; the
 /// folder and the config's path.
 fn one_iteration_run(name: &str) -> (PathBuf, String) {
     let dir = scratch(name);
@@ -55,7 +55,7 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
     let cfg = config();
     ok(&kalaha(&dir, &["train", "--config", &cfg]));
 
-    let ck = dir.join("checkpoints/smoke");
+    let ck = dir.join("checkpoints/runs/smoke");
     for f in [
         "model-000003.bpk",
         "optim-000003.bpk",
@@ -294,7 +294,7 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
         "--set",
         "run.iterations=1",
         "--set",
-        "run.init=\"checkpoints/smoke\"",
+        "run.init=\"checkpoints/runs/smoke\"",
         "--set",
         "rules.end=\"on-turn\"",
         "--set",
@@ -303,12 +303,12 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
     ok(&kalaha(&dir, &start));
     let read = |p: &str| std::fs::read(dir.join(p)).unwrap();
     assert_eq!(
-        read("checkpoints/norwegian-ft/model-000001.bpk"),
-        read("checkpoints/smoke/model-000001.bpk"),
+        read("checkpoints/runs/norwegian-ft/model-000001.bpk"),
+        read("checkpoints/runs/smoke/model-000001.bpk"),
         "the run starts from the init network's weights"
     );
     let meta: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("checkpoints/norwegian-ft/meta.json")).unwrap(),
+        &std::fs::read_to_string(dir.join("checkpoints/runs/norwegian-ft/meta.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(meta["rules"]["end"], "on-turn");
@@ -328,16 +328,17 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
     ok(&kalaha(&dir, &with_moves));
     let size = |p: &str| std::fs::metadata(dir.join(p)).unwrap().len();
     assert!(
-        size("checkpoints/moves/model-000001.bpk") > size("checkpoints/smoke/model-000001.bpk"),
+        size("checkpoints/runs/moves/model-000001.bpk")
+            > size("checkpoints/runs/smoke/model-000001.bpk"),
         "the weights hold a move head"
     );
     let mut back: Vec<&str> = start.to_vec();
     back[4] = "run.name=\"no-moves\"";
-    back[10] = "run.init=\"checkpoints/moves\"";
+    back[10] = "run.init=\"checkpoints/runs/moves\"";
     ok(&kalaha(&dir, &back));
     assert_eq!(
-        read("checkpoints/no-moves/model-000001.bpk"),
-        read("checkpoints/smoke/model-000001.bpk"),
+        read("checkpoints/runs/no-moves/model-000001.bpk"),
+        read("checkpoints/runs/smoke/model-000001.bpk"),
         "without its move head the network is the one it started from"
     );
     // A move loss without a move head is refused naming both keys.
@@ -383,13 +384,13 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
 fn a_released_network_is_never_trained_over() {
     let (dir, cfg) = one_iteration_run("released");
     // Release it as the committed networks are: the sidecar names no optimizer or run state.
-    let side = dir.join("checkpoints/smoke/meta.json");
+    let side = dir.join("checkpoints/runs/smoke/meta.json");
     let mut meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&side).unwrap()).unwrap();
     meta["files"]["optim"] = serde_json::Value::Null;
     meta["files"]["state"] = serde_json::Value::Null;
     std::fs::write(&side, meta.to_string()).unwrap();
-    let before = std::fs::read(dir.join("checkpoints/smoke/model-000001.bpk")).unwrap();
+    let before = std::fs::read(dir.join("checkpoints/runs/smoke/model-000001.bpk")).unwrap();
     let out = kalaha(&dir, &["train", "--config", &cfg]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -397,7 +398,7 @@ fn a_released_network_is_never_trained_over() {
         err.contains("released network") && err.contains("run.name"),
         "{err}"
     );
-    let after = std::fs::read(dir.join("checkpoints/smoke/model-000001.bpk")).unwrap();
+    let after = std::fs::read(dir.join("checkpoints/runs/smoke/model-000001.bpk")).unwrap();
     assert_eq!(before, after);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=experiments/kalah64-midgame
-file=checkpoints/kalah64-midgame-file control=checkpoints/kalah64-midgame-control
+file=checkpoints/runs/kalah64-midgame-file control=checkpoints/runs/kalah64-midgame-control
 labels=experiments/midgame-labels/labels-6x4-seed1.jsonl
 PY=${PYTHON:-python3}
 for split in heldout train; do

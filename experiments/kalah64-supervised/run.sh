@@ -19,20 +19,20 @@ declare -A runs=(
 )
 for name in recipe base setloss judgedraw wide; do
   run="sup-$name-$it"
-  if [ -f "checkpoints/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/$run/meta.json"; then
+  if [ -f "checkpoints/runs/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/runs/$run/meta.json"; then
     echo "$run: done"
   else
-    resume=""; [ -f "checkpoints/$run/meta.json" ] && resume="--resume"
+    resume=""; [ -f "checkpoints/runs/$run/meta.json" ] && resume="--resume"
     # shellcheck disable=SC2086
     eval $k train --config configs/kalah64-supervised.toml --set run.name=\"$run\" \
       --set run.iterations=$it ${runs[$name]} $resume 2>&1 | tee "$out/$run.log"
   fi
 done
 for name in recipe base setloss judgedraw wide; do
-  $k judge --network "checkpoints/sup-$name-$it" --heldout --against "checkpoints/sup-base-$it" \
+  $k judge --network "checkpoints/runs/sup-$name-$it" --heldout --against "checkpoints/runs/sup-base-$it" \
     --json > "$out/judge-$name-$it.json"
 done
 for mix in 0 0.5 2 8; do
-  $k judge --network "checkpoints/sup-recipe-$it" --heldout --moves-mix "$mix" \
-    --against "checkpoints/sup-judgedraw-$it" --json > "$out/judge-recipe-$it-mix$mix.json"
+  $k judge --network "checkpoints/runs/sup-recipe-$it" --heldout --moves-mix "$mix" \
+    --against "checkpoints/runs/sup-judgedraw-$it" --json > "$out/judge-recipe-$it-mix$mix.json"
 done

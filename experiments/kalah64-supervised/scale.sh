@@ -15,14 +15,14 @@ for p in "${points[@]}"; do
   w=${p%x*}; it=${p#*x}
   run="sup-w$w-$it"
   if [ "$w" = 256 ] && [ "$it" = 150 ]; then run="sup-recipe-150"; fi
-  if [ -f "checkpoints/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/$run/meta.json"; then
+  if [ -f "checkpoints/runs/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/runs/$run/meta.json"; then
     echo "$run: done"
   else
-    resume=""; [ -f "checkpoints/$run/meta.json" ] && resume="--resume"
+    resume=""; [ -f "checkpoints/runs/$run/meta.json" ] && resume="--resume"
     $k train --config configs/kalah64-supervised.toml --set "run.name=\"$run\"" \
       --set run.iterations="$it" --set network.hidden="$w" \
       --set run.experiment_dir='"experiments/kalah64-supervised/tb"' $resume 2>&1 | tee "$out/$run.log"
   fi
-  $k judge --network "checkpoints/$run" --heldout --against checkpoints/sup-recipe-150 --json \
+  $k judge --network "checkpoints/runs/$run" --heldout --against checkpoints/runs/sup-recipe-150 --json \
     > "$out/judge-$run.json"
 done

@@ -11,6 +11,8 @@ mod judge;
 mod matches;
 mod play;
 mod progress;
+#[cfg(feature = "train")]
+mod release;
 mod serve;
 mod show;
 mod solve;
@@ -58,6 +60,9 @@ enum Command {
     /// Score a network alone on the judge set, the solved positions training runs are judged on.
     #[cfg(feature = "train")]
     Judge(judge::JudgeArgs),
+    /// Release a run's latest network as `checkpoints/NAME/` (its weights and sidecar).
+    #[cfg(feature = "train")]
+    Release(release::ReleaseArgs),
 }
 
 /// Rule flags shared by every subcommand that plays a game.
@@ -161,5 +166,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Train(a) => train::run(a),
         #[cfg(feature = "train")]
         Command::Judge(a) => judge::run(a),
+        #[cfg(feature = "train")]
+        Command::Release(a) => release::run(a),
     }
 }

@@ -283,7 +283,8 @@ fn judgement_markdown(j: &Judgement) -> String {
 
 /// Finds a training run's checkpoint sidecar: `DIR` may be the sidecar itself, a checkpoint
 /// folder holding `meta.json`, or an experiment folder `.../experiments/<run>` whose checkpoint is
-/// `.../checkpoints/<run>/meta.json`.
+/// `.../checkpoints/runs/<run>/meta.json` (or, for a run from before run output moved there,
+/// `.../checkpoints/<run>/meta.json`).
 pub fn find_sidecar(dir: &Path) -> anyhow::Result<PathBuf> {
     if dir.is_file() {
         return Ok(dir.to_path_buf());
@@ -294,9 +295,11 @@ pub fn find_sidecar(dir: &Path) -> anyhow::Result<PathBuf> {
     }
     if let (Some(run), Some(parent)) = (dir.file_name(), dir.parent()) {
         let root = parent.parent().unwrap_or(Path::new(""));
-        let sibling = root.join("checkpoints").join(run).join("meta.json");
-        if sibling.is_file() {
-            return Ok(sibling);
+        for folder in ["checkpoints/runs", "checkpoints"] {
+            let sibling = root.join(folder).join(run).join("meta.json");
+            if sibling.is_file() {
+                return Ok(sibling);
+            }
         }
     }
     anyhow::bail!(

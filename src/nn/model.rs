@@ -1,4 +1,4 @@
-//! Trained models on disk, as players read them: a checkpoint folder's weights (`model.bpk`) and
+//! Trained models on disk, as players read them: a checkpoint folder's weights (`model-N.bpk`) and
 //! the part of its sidecar (`meta.json`) that says how to play with them (rules, network shape,
 //! search settings). Training writes the whole sidecar ([`crate::train::checkpoint`]).
 //!
@@ -40,6 +40,33 @@ impl Default for Files {
             optim: Some("optim.bpk".into()),
             state: None,
         }
+    }
+}
+
+impl Files {
+    /// The files of a run's checkpoint after iteration `it`: `model-N.bpk`, `optim-N.bpk` and
+    /// `state-N.bin`, `N` the iteration in six digits.
+    pub fn of_run(it: u32) -> Files {
+        Files {
+            model: format!("model-{it:06}.bpk"),
+            optim: Some(format!("optim-{it:06}.bpk")),
+            state: Some(format!("state-{it:06}.bin")),
+        }
+    }
+
+    /// The same weights released: no optimizer or run state.
+    pub fn released(&self) -> Files {
+        Files {
+            model: self.model.clone(),
+            optim: None,
+            state: None,
+        }
+    }
+
+    /// Whether these are a released network's files: weights alone, no optimizer or run state
+    /// (how `checkpoints/kalah64` and its siblings are committed).
+    pub fn is_released(&self) -> bool {
+        self.optim.is_none() && self.state.is_none()
     }
 }
 
@@ -94,7 +121,7 @@ pub struct Model {
 }
 
 /// The checkpoint folder a path names: the folder itself, or the folder of its `meta.json` or
-/// `model.bpk`. A path that does not exist is refused with its own name.
+/// weights file. A path that does not exist is refused with its own name.
 pub fn folder(path: &Path) -> anyhow::Result<PathBuf> {
     if path.is_dir() {
         Ok(path.to_path_buf())
@@ -177,8 +204,37 @@ pub fn load(path: &Path) -> anyhow::Result<Model> {
 /// `PATH` is written).
 pub const ROOTS_VAR: &str = "KALAHA_CHECKPOINTS";
 
-/// Folders that hold no networks, whatever they contain.
-const NOT_NETWORKS: &[&str] = &["judge"];
+/// Folders of `checkpoints/` that hold no released networks, whatever they contain: the judge
+/// sets and the runs' output (`checkpoints/README.md`).
+pub const NOT_NETWORKS: &[&str] = &["judge", "runs"];
+
+/// The released networks in `root` (a `checkpoints/` folder), sorted by name: every folder but
+/// [`NOT_NETWORKS`] whose sidecar names weights alone, no optimizer or run state (what
+/// `kalaha release` writes). The rule `python/build.rs` embeds the package's networks by; a
+/// sidecar that cannot be read is passed over.
+pub fn released_networks(root: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| !NOT_NETWORKS.iter().any(|n| e.file_name() == *n))
+        .map(|e| e.path())
+        .filter(|d| d.join("meta.json").is_file() && released_files(d).unwrap_or(false))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Whether the sidecar in `dir` names weights alone.
+fn released_files(dir: &Path) -> anyhow::Result<bool> {
+    #[derive(Deserialize)]
+    struct Side {
+        files: Files,
+    }
+    let text = std::fs::read_to_string(dir.join("meta.json"))?;
+    Ok(serde_json::from_str::<Side>(&text)?.files.is_released())
+}
 
 /// Where [`find_for`] looks, in order: each folder of `$KALAHA_CHECKPOINTS`, `./checkpoints`, and
 /// the `checkpoints` folder of the source tree this was built from. A folder named twice (the
@@ -324,8 +380,9 @@ mod tests {
         assert_eq!(m.net.input(), m.card.network.input);
     }
 
-    /// Every network under `checkpoints/` loads: its sidecar names its input and files (neither
-    /// has a default any more) and its weights fit, and it evaluates its rules' start position.
+    /// Every released network under `checkpoints/` (found as `python/build.rs` finds those it
+    /// embeds) loads: its sidecar names its input and files (neither has a default any more) and
+    /// its weights fit, and it evaluates its rules' start position.
     #[test]
     fn every_committed_network_loads() {
         use crate::nn::NetEvaluator;
@@ -333,11 +390,7 @@ mod tests {
 
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints");
         let mut loaded = Vec::new();
-        for entry in std::fs::read_dir(&root).unwrap().flatten() {
-            let dir = entry.path();
-            if !dir.join("meta.json").is_file() {
-                continue;
-            }
+        for dir in released_networks(&root) {
             let m = load(&dir).unwrap_or_else(|e| panic!("{}: {e:#}", dir.display()));
             assert_eq!(m.net.input(), m.card.network.input, "{}", dir.display());
             let rules = m.card.rules.build().unwrap();
@@ -347,7 +400,7 @@ mod tests {
             ev.evaluate(&start, &mut logits, &mut values, &mut margins);
             assert_eq!(logits.len(), rules.pits() + 1, "{}", dir.display());
             assert!(logits.iter().chain(&values).all(|x| x.is_finite()));
-            loaded.push(entry.file_name().into_string().unwrap());
+            loaded.push(dir.file_name().unwrap().to_str().unwrap().to_string());
         }
         for name in [
             "children",
@@ -359,5 +412,30 @@ mod tests {
         ] {
             assert!(loaded.iter().any(|l| l == name), "{name} in {loaded:?}");
         }
+    }
+
+    /// Released networks are the folders whose sidecar names weights alone; a run's folder (with
+    /// optimizer and run state), `judge/`, `runs/` and folders without a sidecar are not.
+    #[test]
+    fn released_networks_are_told_from_runs_and_judge_data() {
+        let root = std::env::temp_dir().join(format!("kalaha-released-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let side = |files: &Files| serde_json::json!({ "files": files }).to_string();
+        let write = |dir: &str, text: &str| {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            std::fs::write(root.join(dir).join("meta.json"), text).unwrap();
+        };
+        let run = Files::of_run(7);
+        write("b-net", &side(&run.released()));
+        write("a-net", &side(&run.released()));
+        write("a-run", &side(&run));
+        write("judge", &side(&run.released()));
+        write("runs", &side(&run.released()));
+        write("broken", "{");
+        std::fs::create_dir_all(root.join("empty")).unwrap();
+        let found = released_networks(&root);
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(found, [root.join("a-net"), root.join("b-net")]);
+        assert_eq!(run.model, "model-000007.bpk");
     }
 }

@@ -1,4 +1,4 @@
-//! Checkpoints: in `checkpoints/<run>/`, the weights (`model-N.bpk`, burnpack), the AdamW state
+//! Checkpoints: in `<run.checkpoint_dir>/<run>/` (`checkpoints/runs/<run>/`), the weights (`model-N.bpk`, burnpack), the AdamW state
 //! (`optim-N.bpk`), the run state (`state-N.bin`: the replay buffer and the self-play games in
 //! flight, [`super::state`]) and the sidecar `meta.json` (config, rules, network shape, progress,
 //! evaluations, and the names of the other three files). `N` is the iteration.
@@ -6,8 +6,11 @@
 //! Each file is written under a temporary name and renamed; the sidecar goes last and is the
 //! commit point: a checkpoint is the files its sidecar names, so a crash at any moment leaves the
 //! previous checkpoint whole (its files are removed only after the new sidecar is in place).
+//!
+//! [`release`] copies a run's latest weights and sidecar into `checkpoints/<name>/` as a released
+//! network: the same sidecar naming the weights alone (`checkpoints/README.md`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use burn::optim::ModuleOptimizer;
@@ -63,9 +66,8 @@ pub struct Meta {
     pub seconds: f64,
     /// Every evaluation so far, latest last.
     pub evaluations: Vec<Evaluation>,
-    /// The checkpoint's other files (absent in checkpoints made before they were versioned:
-    /// `model.bpk` and `optim.bpk`, no run state).
-    #[serde(default)]
+    /// The checkpoint's files: the weights, and in a run's checkpoint (not a released network's)
+    /// the optimizer and run state.
     pub files: Files,
 }
 
@@ -79,11 +81,11 @@ pub fn save(
     meta: &mut Meta,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let it = meta.iteration;
+    let names = Files::of_run(meta.iteration);
     let (model, opt, run) = (
-        format!("model-{it:06}.bpk"),
-        format!("optim-{it:06}.bpk"),
-        format!("state-{it:06}.bin"),
+        names.model.clone(),
+        names.optim.clone().unwrap_or_default(),
+        names.state.clone().unwrap_or_default(),
     );
     let other = |e| std::io::Error::other(format!("{e:?}"));
     let saving = |name: &str| format!("saving {}", dir.join(name).display());
@@ -94,11 +96,7 @@ pub fn save(
     files::write_via_temp(&dir.join(&opt), |p| optim.save(p).map_err(other))
         .with_context(|| saving(&opt))?;
     files::write_bytes(&dir.join(&run), state).with_context(|| saving(&run))?;
-    meta.files = Files {
-        model,
-        optim: Some(opt),
-        state: Some(run),
-    };
+    meta.files = names;
     let side = dir.join("meta.json");
     files::write_bytes(&side, serde_json::to_string_pretty(meta)?.as_bytes())
         .with_context(|| format!("cannot write {}", side.display()))?;
@@ -119,9 +117,9 @@ fn remove_unnamed(dir: &Path, keep: &Files) {
     for e in entries.flatten() {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
-        let ours = ["model", "optim", "state"]
+        let ours = ["model-", "optim-", "state-"]
             .iter()
-            .any(|p| name.starts_with(&format!("{p}-")) || name == format!("{p}.bpk"))
+            .any(|p| name.starts_with(p))
             && (name.ends_with(".bpk") || name.ends_with(".bin"));
         if ours && !named.contains(&Some(name)) {
             let _ = std::fs::remove_file(e.path());
@@ -153,7 +151,13 @@ pub fn load_optim(
     meta: &Meta,
     optim: ModuleOptimizer,
 ) -> anyhow::Result<ModuleOptimizer> {
-    let p = dir.join(meta.files.optim.as_deref().unwrap_or("optim.bpk"));
+    let Some(name) = &meta.files.optim else {
+        bail!(
+            "{}: no optimizer state (a released network, not a run to continue)",
+            dir.display()
+        );
+    };
+    let p = dir.join(name);
     optim
         .load(&p)
         .map_err(|e| anyhow::anyhow!("{}: missing or corrupt optimizer state: {e:?}", p.display()))
@@ -196,12 +200,90 @@ pub fn check_compatible(
     Ok(())
 }
 
+/// What [`release`] did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Released {
+    /// The run's checkpoint folder released from.
+    pub run: PathBuf,
+    /// The released network's folder.
+    pub network: PathBuf,
+    /// Its weights file (the run's latest).
+    pub model: String,
+    /// The iteration of those weights.
+    pub iteration: u32,
+    /// The rules it plays, described.
+    pub rules: String,
+    /// Whether a network of that name was replaced (`--force`).
+    pub replaced: bool,
+}
+
+/// Releases the checkpoint `run` (a run's folder or its sidecar) as the network `name` in `root`
+/// (`checkpoints`): its latest weights and its sidecar naming them alone (no optimizer or run
+/// state), each written under a temporary name and renamed, the sidecar last, as [`save`] does.
+/// Refuses a checkpoint that does not load, a name that is not a plain folder name or is one of
+/// [`model::NOT_NETWORKS`], and a name already there unless `force` (which replaces it: its other
+/// weights files go once the new sidecar is in place).
+pub fn release(run: &Path, root: &Path, name: &str, force: bool) -> anyhow::Result<Released> {
+    if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
+        bail!("the network name '{name}' is not a plain folder name");
+    }
+    if model::NOT_NETWORKS.contains(&name) {
+        bail!(
+            "{} holds no networks (checkpoints/README.md): choose another name",
+            root.join(name).display()
+        );
+    }
+    let dir = model::folder(run)?;
+    let (_, meta) = load_net(&dir, &Device::flex())
+        .with_context(|| format!("{} cannot be released", dir.display()))?;
+    let target = root.join(name);
+    let replaced = target.exists();
+    if replaced {
+        let same = |a: &Path| a.canonicalize().ok();
+        if same(&target) == same(&dir) {
+            bail!("{} is the checkpoint itself", target.display());
+        }
+        if !force {
+            bail!(
+                "{} exists: pass --force to replace it, or choose another name",
+                target.display()
+            );
+        }
+        if !target.is_dir() {
+            bail!("{} is not a folder", target.display());
+        }
+    }
+    std::fs::create_dir_all(&target)
+        .with_context(|| format!("cannot create {}", target.display()))?;
+    let model = meta.files.model.clone();
+    let from = dir.join(&model);
+    files::write_via_temp(&target.join(&model), |tmp| {
+        std::fs::copy(&from, tmp).map(|_| ())
+    })
+    .with_context(|| format!("cannot copy {} into {}", from.display(), target.display()))?;
+    let mut released = meta.clone();
+    released.files = meta.files.released();
+    let side = target.join("meta.json");
+    files::write_bytes(&side, serde_json::to_string_pretty(&released)?.as_bytes())
+        .with_context(|| format!("cannot write {}", side.display()))?;
+    remove_unnamed(&target, &released.files);
+    Ok(Released {
+        run: dir,
+        network: target,
+        model,
+        iteration: meta.iteration,
+        rules: meta.rules.build()?.describe(),
+        replaced,
+    })
+}
+
 /// Config keys a resumed run may change: its length, where and how often it saves, the device,
 /// and the evaluation settings.
 const MAY_CHANGE: &[&str] = &[
     "run.iterations",
     "run.checkpoint_every",
     "run.checkpoint_dir",
+    "run.judge_dir",
     "run.experiment_dir",
     "run.device",
     "run.init",
@@ -242,4 +324,27 @@ pub fn changed_keys(old: &TrainConfig, new: &TrainConfig) -> Vec<String> {
     keys.sort();
     keys.dedup();
     keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resume may move every folder; a sidecar written before `run.judge_dir` existed reads
+    /// as its default.
+    #[test]
+    fn a_resume_may_move_the_folders() {
+        let smoke = include_str!("../../configs/smoke.toml");
+        let a = TrainConfig::parse(smoke, &[]).unwrap();
+        let moved = [
+            "run.checkpoint_dir=\"x\"".to_string(),
+            "run.judge_dir=\"y\"".to_string(),
+            "run.experiment_dir=\"z\"".to_string(),
+        ];
+        let b = TrainConfig::parse(smoke, &moved).unwrap();
+        assert!(changed_keys(&a, &b).is_empty());
+        let mut old = serde_json::to_value(&a).unwrap();
+        old["run"].as_object_mut().unwrap().remove("judge_dir");
+        assert_eq!(serde_json::from_value::<TrainConfig>(old).unwrap(), a);
+    }
 }

@@ -46,8 +46,14 @@ pub struct RunConfig {
     pub iterations: u32,
     /// Save a checkpoint every this many iterations (and always at the end).
     pub checkpoint_every: u32,
-    /// Folder of checkpoints.
+    /// Folder of the runs' checkpoints, one sub-folder per run (`checkpoints/runs` in the shipped
+    /// configs: run output, kept apart from the released networks `checkpoints/<name>/` and the
+    /// judge sets, see `checkpoints/README.md`).
     pub checkpoint_dir: PathBuf,
+    /// Optional: folder of the solved judge sets, read and (for a set not there yet) written by
+    /// the run's judging; default `checkpoints/judge`, the committed sets.
+    #[serde(default = "default_judge_dir")]
+    pub judge_dir: PathBuf,
     /// Folder of TensorBoard logs and experiment notes.
     pub experiment_dir: PathBuf,
     /// `cpu` (burn's flex backend), `wgpu` (a GPU through Vulkan; needs the `wgpu` cargo feature)
@@ -57,6 +63,10 @@ pub struct RunConfig {
     /// random ones; it must have the same network shape and pits per side (rules may differ).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<PathBuf>,
+}
+
+fn default_judge_dir() -> PathBuf {
+    PathBuf::from("checkpoints/judge")
 }
 
 /// Self-play settings.
@@ -329,6 +339,11 @@ impl TrainConfig {
             "run.name",
             "must be a plain folder name",
         )?;
+        check(
+            r.checkpoint_dir.join(&r.name) != r.judge_dir,
+            "run.name",
+            "names the judge sets' folder (run.judge_dir), not a run's",
+        )?;
         check(r.iterations >= 1, "run.iterations", "must be at least 1")?;
         check(
             r.checkpoint_every >= 1,
@@ -567,6 +582,23 @@ mod tests {
             }
         }
         assert!(n >= 2);
+    }
+
+    /// Run output goes to `checkpoints/runs/` in the shipped configs; the judge sets have a key
+    /// of their own, and a run's folder may not be theirs.
+    #[test]
+    fn the_judge_sets_folder_is_its_own_key() {
+        let c = TrainConfig::parse(SMOKE, &[]).unwrap();
+        assert_eq!(c.run.checkpoint_dir, Path::new("checkpoints/runs"));
+        assert_eq!(c.run.judge_dir, Path::new("checkpoints/judge"));
+        let c = TrainConfig::parse(SMOKE, &["run.judge_dir=\"sets\"".to_string()]).unwrap();
+        assert_eq!(c.run.judge_dir, Path::new("sets"));
+        let sets = [
+            "run.checkpoint_dir=\"checkpoints\"".to_string(),
+            "run.name=\"judge\"".to_string(),
+        ];
+        let e = format!("{:#}", TrainConfig::parse(SMOKE, &sets).unwrap_err());
+        assert!(e.contains("run.name") && e.contains("run.judge_dir"), "{e}");
     }
 
     #[test]
