@@ -402,3 +402,63 @@ fn a_released_network_is_never_trained_over() {
     assert_eq!(before, after);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Run output and judge data live apart: a fresh run writes its checkpoint under
+/// `checkpoints/runs/` (the shipped configs' `run.checkpoint_dir`) and reads and caches its judge
+/// set in `run.judge_dir` (default `checkpoints/judge`), never beside its checkpoints.
+#[test]
+fn a_run_writes_under_checkpoints_runs_and_caches_its_judge_set_in_the_judge_dir() {
+    let dir = scratch("where");
+    let cfg = config();
+    // A small board, so that the judge set solves in moments.
+    let small = [
+        "--set",
+        "run.iterations=1",
+        "--set",
+        "rules.pits=4",
+        "--set",
+        "rules.seeds=3",
+        "--set",
+        "eval.solver_positions=6",
+    ];
+    let mut args = vec!["train", "--config", cfg.as_str()];
+    args.extend(small);
+    ok(&kalaha(&dir, &args));
+    assert!(dir.join("checkpoints/runs/smoke/meta.json").is_file());
+    let sets = |d: &Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("judge2-4x3-"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(sets(&dir.join("checkpoints/judge")).len(), 1);
+    assert!(!dir.join("checkpoints/runs/judge").exists());
+
+    // Another judge folder, by its key; a resume may change it.
+    let mut args = vec![
+        "train",
+        "--config",
+        cfg.as_str(),
+        "--set",
+        "run.name=\"other\"",
+    ];
+    args.extend(small);
+    args.extend(["--set", "run.judge_dir=\"sets\""]);
+    ok(&kalaha(&dir, &args));
+    assert_eq!(sets(&dir.join("sets")).len(), 1);
+    args.extend([
+        "--resume",
+        "--set",
+        "run.iterations=2",
+        "--set",
+        "run.judge_dir=\"sets2\"",
+    ]);
+    // (The later `run.iterations` and `run.judge_dir` win.)
+    ok(&kalaha(&dir, &args));
+    assert_eq!(sets(&dir.join("sets2")).len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

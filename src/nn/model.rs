@@ -32,17 +32,6 @@ pub struct Files {
     pub state: Option<String>,
 }
 
-impl Default for Files {
-    /// The names of checkpoints made before they were versioned.
-    fn default() -> Files {
-        Files {
-            model: "model.bpk".into(),
-            optim: Some("optim.bpk".into()),
-            state: None,
-        }
-    }
-}
-
 impl Files {
     /// The files of a run's checkpoint after iteration `it`: `model-N.bpk`, `optim-N.bpk` and
     /// `state-N.bin`, `N` the iteration in six digits.

@@ -802,7 +802,7 @@ fn start_or_resume(
             games: 0,
             seconds: 0.0,
             evaluations: Vec::new(),
-            files: checkpoint::Files::default(),
+            files: checkpoint::Files::of_run(0),
         },
         state: None,
     })
@@ -868,7 +868,7 @@ fn spawn_judge(
 ) -> Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>> {
     let (n, seed, rules) = (cfg.eval.solver_positions, judge::JUDGE_SEED, *rules);
     let limit = cfg.judge_time_limit();
-    let cache = cfg.run.checkpoint_dir.join("judge");
+    let cache = cfg.run.judge_dir.clone();
     (n > 0).then(|| {
         std::thread::spawn(move || {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
@@ -935,7 +935,7 @@ fn data_sources(
     let labeller = match &p.label_file {
         Some(path) => {
             // The judge sets stay unseen: their positions are never trained on.
-            let judged = judge::cached_positions(rules, &cfg.run.checkpoint_dir.join("judge"));
+            let judged = judge::cached_positions(rules, &cfg.run.judge_dir);
             let exclude = judged.into_iter().collect();
             let file = label_file::LabelFile::load(
                 std::path::Path::new(path),
