@@ -15,15 +15,20 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ._kalaha import Bot, HeldoutSet, JudgeSet, Network
+from ._kalaha import best_logits as _best_logits
 from ._kalaha import evaluate as _evaluate
 
 Agent = Callable[[np.ndarray, np.ndarray], Any]
 
 
 def pick(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The best legal action of each row of ``logits`` (the highest action among ties)."""
-    masked = np.where(mask, np.asarray(logits, dtype=np.float64), -np.inf)
-    return (masked.shape[1] - 1 - np.argmax(masked[:, ::-1], axis=1)).astype(np.int64)
+    """The best legal action of each row of ``logits`` ``[B, m + 1]`` under ``mask``: the highest
+    logit, ties to the highest action, by the library's one rule (``kalaha::search::best_logit``,
+    which the Rust players use; logits compare as float64 by IEEE total order, so ``-0.0 < 0.0``
+    and a NaN is an extreme). int64 ``[B]``; a row with no legal action raises ``ValueError``."""
+    return _best_logits(
+        np.ascontiguousarray(logits, dtype=np.float64), np.ascontiguousarray(mask, dtype=bool)
+    )
 
 
 def _act(agent, positions_of, obs: np.ndarray, mask: np.ndarray, batch_size: int):

@@ -16,6 +16,7 @@
 //! | `JudgeSet`, `HeldoutSet` | [`kalaha::train::judge`], [`kalaha::train::heldout`]: solver-labelled sets |
 //! | `evaluate` | [`kalaha::eval::run`] with a Python agent as [`kalaha::bots::Player::external`] |
 //! | `search` | [`kalaha::search::search_batch_with`] with a network or a Python evaluator |
+//! | `best_logits` | [`kalaha::search::best_logit`] row by row: the one greedy pick (`kalaha.research.pick`) |
 //! | `Learner`, `SelfPlayWorker` | [`kalaha::train::distributed`]: `kalaha train` split for Ray |
 
 mod bots;
@@ -46,6 +47,7 @@ fn _kalaha(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<distributed::BatchRef>()?;
     m.add_function(wrap_pyfunction!(distributed::train_config, m)?)?;
     m.add_function(wrap_pyfunction!(search::search, m)?)?;
+    m.add_function(wrap_pyfunction!(search::best_logits, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(bots::solve, m)?)?;
     m.add_function(wrap_pyfunction!(rules::presets, m)?)?;

@@ -342,3 +342,35 @@ pub fn search<'py>(
     d.set_item("evaluations", evaluations)?;
     Ok(d)
 }
+
+/// The best legal action of each row of `logits` `[B, A]` (float64) under `mask` `[B, A]`
+/// (bool), by the library's one rule for a greedy pick, [`kalaha::search::best_logit`]: the
+/// highest logit, ties to the highest action, logits compared by `total_cmp`. Returns int64
+/// `[B]`; a row with no legal action raises `ValueError`.
+#[pyfunction]
+pub fn best_logits<'py>(
+    py: Python<'py>,
+    logits: numpy::PyReadonlyArray2<'py, f64>,
+    mask: numpy::PyReadonlyArray2<'py, bool>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (l, m) = (logits.as_array(), mask.as_array());
+    if l.dim() != m.dim() {
+        return Err(value_error(format!(
+            "logits have shape {:?} but the mask {:?}",
+            l.shape(),
+            m.shape()
+        )));
+    }
+    let mut out = Vec::with_capacity(l.nrows());
+    let mut row = Vec::with_capacity(l.ncols());
+    for (i, (lr, mr)) in l.rows().into_iter().zip(m.rows()).enumerate() {
+        row.clear();
+        row.extend(lr.iter().copied());
+        let legal = mr.iter().enumerate().filter(|&(_, &b)| b).map(|(a, _)| a);
+        match kalaha::search::best_logit(&row, legal) {
+            Some(a) => out.push(a as i64),
+            None => return Err(value_error(format!("row {i} has no legal action"))),
+        }
+    }
+    Ok(numpy::PyArray1::from_vec(py, out))
+}

@@ -238,3 +238,33 @@ def test_evaluate_judges_every_move_and_reports_errors():
 
 def net_free_agent(obs, mask):
     return np.argmax(mask, axis=1)
+
+
+def test_pick_is_the_librarys_best_logit_rule():
+    # The cases of kalaha::search::best_logit's documentation: the highest logit, ties to the
+    # highest action, whatever the order; illegal actions never.
+    logits = np.array([[0.5, 2.0, -1.0, 2.0]] * 3)
+    mask = np.array([[True] * 4, [True, True, False, True], [True, False, True, False]])
+    np.testing.assert_array_equal(kalaha.research.pick(logits, mask), [3, 3, 0])
+    # float32 ties, a legal -inf beside illegal ones, -0.0 below 0.0 (IEEE total order), NaN.
+    edge = np.array(
+        [
+            [1.0, 1.0, 1.0, 0.0],
+            [-np.inf, -np.inf, -np.inf, -np.inf],
+            [0.0, -0.0, -1.0, -2.0],
+            [np.nan, 5.0, 1.0, 0.0],
+            [-np.nan, 5.0, 1.0, 0.0],
+        ],
+        dtype=np.float32,
+    )
+    legal = np.array(
+        [[True, True, True, False], [True, False, False, False], [True, True, True, True]]
+        + [[True, True, True, True]] * 2
+    )
+    picks = kalaha.research.pick(edge, legal)
+    assert picks.dtype == np.int64
+    np.testing.assert_array_equal(picks, [2, 0, 0, 0, 1])
+    with pytest.raises(ValueError, match="row 1 has no legal action"):
+        kalaha.research.pick(np.zeros((2, 3)), np.array([[True, False, False], [False] * 3]))
+    with pytest.raises(ValueError, match="shape"):
+        kalaha.research.pick(np.zeros((2, 3)), np.ones((2, 4), dtype=bool))
