@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Player, Tally};
+use crate::env::rng::derive;
 use crate::rules::{Game, Position, Rules, Side};
 
 /// What to play.
@@ -43,12 +44,11 @@ pub struct MatchSummary {
     pub mean_moves: f64,
 }
 
-/// The generator for game `index` of a series seeded with `seed` (SplitMix64 of both).
+/// The generator for game `index` of a series seeded with `seed`: seeded with
+/// [`derive`]`(seed, index)`, the crate's one derivation of per-item seeds. (A `SmallRng` because
+/// [`Player`]s draw from one; the seed itself is stable, the generator is `rand`'s.)
 pub fn game_rng(seed: u64, index: u64) -> SmallRng {
-    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    SmallRng::seed_from_u64(z ^ (z >> 31))
+    SmallRng::seed_from_u64(derive(seed, index))
 }
 
 /// Plays one game from `start` and returns it; `south` is the bot that starts in South's seat.

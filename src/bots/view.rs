@@ -2,9 +2,6 @@
 //! the way there (a network's policy prior, value and predicted margin, and with search the
 //! visits and mean utility of each move; minimax's scores).
 
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
-
 use super::{BotSpec, Minimax, Player};
 use crate::rules::{Move, Position};
 
@@ -56,12 +53,13 @@ pub struct BotView {
     pub moves: Vec<MoveView>,
 }
 
-/// What `player` thinks of `pos` (not over); `seed` drives its randomness. A network is asked
-/// once (and searched, with simulations, its endgame database's positions as solved leaves; where
-/// the database covers `pos` it picks by that, as the bot does); minimax scores every move; other
-/// bots just choose.
+/// What `player` thinks of `pos` (not over); `seed` drives its randomness (the bot draws as in
+/// game 0 of a series seeded with `seed`, [`super::game_rng`]). A network is asked once (and
+/// searched, with simulations, its endgame database's positions as solved leaves; where the
+/// database covers `pos` it picks by that, as the bot does); minimax scores every move; other bots
+/// just choose.
 pub fn view(player: &Player, pos: &Position, seed: u64) -> BotView {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut rng = super::game_rng(seed, 0);
     let mut moves: Vec<MoveView> = pos
         .legal_moves()
         .iter()

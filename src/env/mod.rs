@@ -78,7 +78,7 @@ pub mod bench;
 mod error;
 mod kernel;
 pub mod obs;
-mod rng;
+pub mod rng;
 mod sample;
 mod vec_env;
 

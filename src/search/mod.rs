@@ -545,10 +545,14 @@ impl Tree {
     }
 }
 
-/// The seed of root `i`'s noise in a batch searched with `seed`: root 0 gets `seed` itself, so a
-/// root searched alone with `tree_seed(seed, i)` draws the same noise as root `i` of the batch.
+/// The seed of root `i`'s noise in a batch searched with `seed`: root 0 gets `seed` itself and
+/// root `i > 0` gets [`derive`](crate::env::rng::derive)`(seed, i)`, so a root searched alone with
+/// `tree_seed(seed, i)` draws the same noise as root `i` of the batch.
 fn tree_seed(seed: u64, i: usize) -> u64 {
-    seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    match i {
+        0 => seed,
+        _ => crate::env::rng::derive(seed, i as u64),
+    }
 }
 
 /// Calls the evaluator, checks that it answered every position, and turns its values into the

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::error::ApiError;
 use super::game::GameState;
+use crate::env::rng::derive;
 
 /// One game behind its own lock: a request that finds it held (a bot thinking) is refused.
 pub type Shared = Arc<tokio::sync::Mutex<GameState>>;
@@ -37,14 +38,6 @@ pub struct Store {
     salt: u64,
 }
 
-/// SplitMix64: spreads a counter into an id that is hard to guess from another.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 impl Store {
     /// A store of at most `max_games` games, each dropped after `idle` without a request.
     pub fn new(max_games: usize, idle: Duration) -> Store {
@@ -70,7 +63,8 @@ impl Store {
     /// recently used one.
     pub fn insert(&self, game: GameState) -> Result<(String, Shared), ApiError> {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let id = format!("{:016x}", mix(self.salt ^ mix(n)));
+        // Game `n` of the salt's stream: ids hard to guess from one another.
+        let id = format!("{:016x}", derive(self.salt, n));
         let abandoned = game.abandoned_flag();
         let shared = Arc::new(tokio::sync::Mutex::new(game));
         let mut games = self.lock()?;

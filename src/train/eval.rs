@@ -4,10 +4,9 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::bots::{Bot, Player, Tally};
+use crate::bots::{Bot, Player, Tally, game_rng};
 use crate::rules::{Move, Position, Rules, Side};
 use crate::search::{Evaluator, greedy_actions};
 
@@ -63,7 +62,7 @@ pub fn play_vs_bots(
                     pos: Position::start(rules),
                     net_seat: seat,
                     opponent: spec.build(),
-                    rng: SmallRng::seed_from_u64(seed ^ idx.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                    rng: game_rng(seed, idx),
                 });
                 keys.push((o, seat, g));
             }

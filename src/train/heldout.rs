@@ -23,6 +23,7 @@ use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::env::rng::pinned_heldout_seed;
 use crate::rules::{Position, Rules};
 use crate::search::MAX_ACTIONS;
 use crate::solver::EndgameOracle;
@@ -170,7 +171,8 @@ impl HeldoutSet {
         let drawn: Vec<Vec<(Position, i16, [i16; MAX_ACTIONS])>> = (0..chunks)
             .into_par_iter()
             .map(|c| {
-                let mut rng = SmallRng::seed_from_u64(kind.seed() ^ (c as u64) << 20);
+                // Pinned: the cached sets were drawn with these seeds.
+                let mut rng = SmallRng::seed_from_u64(pinned_heldout_seed(kind.seed(), c as u64));
                 let want = CHUNK.min(n - c * CHUNK);
                 let mut out = Vec::with_capacity(want);
                 let mut tries = 0;

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::config::LabelDraw;
 use super::selfplay::{Replay, Sample, SelfPlayStats, exact_lost, exact_policy};
 use crate::bots::{Bot, Minimax, greedy_or_random, random_move};
+use crate::env::rng::derive;
 use crate::rules::{Position, Rules};
 use crate::solver::{EndgameOracle, ExactMoves, Solver};
 
@@ -215,12 +216,12 @@ impl Labeller {
                 LabelDraw::Games => want,
                 LabelDraw::Judge => want.div_ceil(4),
             };
+            // Task `k` of round `round` draws from its own seed, whatever the threads.
+            let round_seed = derive(seed, round);
             let drawn: Vec<Vec<Sample>> = (0..tasks)
                 .into_par_iter()
                 .map(|k| {
-                    let mut rng = SmallRng::seed_from_u64(
-                        seed ^ round.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64) << 32,
-                    );
+                    let mut rng = SmallRng::seed_from_u64(derive(round_seed, k as u64));
                     match self.draw {
                         LabelDraw::Games => self
                             .draw_games(&mut rng, max_plies, total)
