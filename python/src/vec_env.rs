@@ -1,10 +1,10 @@
 //! `VecEnv`: the library's vectorised environment on a rayon pool of its own, numpy arrays out.
 //!
-//! Pickling: the environment is deterministic in its seed and the actions played, so a pickle
-//! holds the constructor's arguments, the last reset's seed and the steps since (one byte per game
-//! per `step`, a counter for runs of `step_random`), and unpickling replays them. The record is
-//! kept up to [`LOG_LIMIT`] bytes; past that the environment can no longer be pickled until its
-//! next `reset`.
+//! Pickling: a pickle holds the constructor's arguments and the library's own saved state
+//! ([`VecEnv::save_state`]: every game's position, seats, moves played, random stream and last
+//! step's outputs; versioned and checksummed), so an unpickled environment goes on exactly as the
+//! original. Pickles of the earlier format (`KVE1`: the last reset's seed and the steps since,
+//! replayed on unpickling) still load.
 
 use kalaha::env::bench::default_grain;
 use kalaha::env::{DEFAULT_GRAIN, EnvError, VecEnv};
@@ -16,21 +16,12 @@ use pyo3::types::{PyBytes, PyTuple};
 use crate::position::PyPosition;
 use crate::rules::{PyRules, rules_from, value_error};
 
-/// Bytes of step record kept for pickling (see the module documentation).
-const LOG_LIMIT: usize = 256 << 20;
-
 /// Games at or above which the environment's action check runs on the pool (the library checks
 /// in parallel from `16 * DEFAULT_GRAIN` games on).
 const PARALLEL_CHECK: usize = 16 * DEFAULT_GRAIN;
 
-/// Magic bytes of a pickled step record.
-const STATE_MAGIC: &[u8; 4] = b"KVE1";
-
-/// One recorded step (or run of random steps) since the last reset.
-enum Entry {
-    Actions(Box<[u8]>),
-    Random(u64),
-}
+/// Magic bytes of the earlier pickle format, a step record replayed on unpickling.
+const REPLAY_MAGIC: &[u8; 4] = b"KVE1";
 
 /// `G` games of Kalah stepped together in native code, on a pool of `threads` threads of its own.
 ///
@@ -60,9 +51,6 @@ pub struct PyVecEnv {
     seed: u64,
     /// Scratch for the actions of a step.
     actions: Vec<u32>,
-    /// Steps since the last reset, for pickling; `None` once past [`LOG_LIMIT`].
-    log: Option<Vec<Entry>>,
-    log_bytes: usize,
 }
 
 /// `(obs, mask, to_play, reward, done)` as fresh numpy arrays.
@@ -119,8 +107,6 @@ impl PyVecEnv {
             threads,
             seed,
             actions: vec![0; games],
-            log: Some(Vec::new()),
-            log_bytes: 0,
         })
     }
 
@@ -181,8 +167,6 @@ impl PyVecEnv {
         let (env, pool) = (&mut self.env, &self.pool);
         py.detach(|| pool.install(|| env.reset(seed)));
         self.seed = seed;
-        self.log = Some(Vec::new());
-        self.log_bytes = 0;
         (
             self.env.obs().to_pyarray(py),
             self.env.mask().to_pyarray(py),
@@ -320,28 +304,8 @@ impl PyVecEnv {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>, Bound<'py, PyBytes>)> {
         let py = slf.py();
         let me = slf.borrow();
-        let Some(log) = &me.log else {
-            let pickle = py.import("pickle")?;
-            return Err(PyErr::from_value(pickle.getattr("PicklingError")?.call1((format!(
-                "this VecEnv has stepped more than {} MiB of actions since its last reset, too many to record for pickling; call reset(seed) before pickling it",
-                LOG_LIMIT >> 20
-            ),))?));
-        };
-        let mut state = Vec::with_capacity(12 + me.log_bytes);
-        state.extend_from_slice(STATE_MAGIC);
-        state.extend_from_slice(&me.seed.to_le_bytes());
-        for e in log {
-            match e {
-                Entry::Actions(a) => {
-                    state.push(0);
-                    state.extend_from_slice(a);
-                }
-                Entry::Random(n) => {
-                    state.push(1);
-                    state.extend_from_slice(&n.to_le_bytes());
-                }
-            }
-        }
+        let env = &me.env;
+        let state = py.detach(|| env.save_state());
         let args = (
             me.env.games(),
             PyRules {
@@ -354,60 +318,29 @@ impl PyVecEnv {
         Ok((slf.get_type().into_any(), args, PyBytes::new(py, &state)))
     }
 
-    /// Restores a pickled environment: resets with the recorded seed and replays the steps.
+    /// Restores a pickled environment from the library's saved state (or, for a pickle of the
+    /// earlier format, by resetting with its seed and replaying its steps). Damaged bytes raise
+    /// `ValueError` naming the problem, and the environment is left as it was.
     fn __setstate__(&mut self, py: Python<'_>, state: &[u8]) -> PyResult<()> {
         let bad = |why: &str| PyValueError::new_err(format!("not a pickled kalaha VecEnv: {why}"));
-        if state.len() < 12 || &state[..4] != STATE_MAGIC {
-            return Err(bad("wrong header"));
+        if state.starts_with(REPLAY_MAGIC) {
+            let (env, pool) = (&mut self.env, &self.pool);
+            let seed = py
+                .detach(|| {
+                    pool.install(|| {
+                        let before = env.save_state();
+                        replay(env, state).inspect_err(|_| {
+                            env.load_state(&before).expect("a state just saved loads");
+                        })
+                    })
+                })
+                .map_err(|e| bad(&e))?;
+            self.seed = seed;
+            return Ok(());
         }
-        let seed = u64::from_le_bytes(state[4..12].try_into().expect("8 bytes"));
-        let games = self.env.games();
-        let mut entries = Vec::new();
-        let mut rest = &state[12..];
-        while let Some((&tag, tail)) = rest.split_first() {
-            match tag {
-                0 if tail.len() >= games => {
-                    entries.push(Entry::Actions(tail[..games].into()));
-                    rest = &tail[games..];
-                }
-                1 if tail.len() >= 8 => {
-                    let n = u64::from_le_bytes(tail[..8].try_into().expect("8 bytes"));
-                    entries.push(Entry::Random(n));
-                    rest = &tail[8..];
-                }
-                _ => return Err(bad("cut short or damaged")),
-            }
-        }
-        let (env, pool) = (&mut self.env, &self.pool);
-        py.detach(|| {
-            pool.install(|| -> Result<(), EnvError> {
-                env.reset(seed);
-                let mut actions = vec![0u32; games];
-                for e in &entries {
-                    match e {
-                        Entry::Actions(a) => {
-                            for (d, &s) in actions.iter_mut().zip(a.iter()) {
-                                *d = s as u32;
-                            }
-                            env.step(&actions)?;
-                        }
-                        Entry::Random(n) => (0..*n).for_each(|_| env.step_random()),
-                    }
-                }
-                Ok(())
-            })
-        })
-        .map_err(|e| bad(&e.to_string()))?;
-        self.seed = seed;
-        self.log_bytes = entries
-            .iter()
-            .map(|e| match e {
-                Entry::Actions(a) => a.len() + 1,
-                Entry::Random(_) => 9,
-            })
-            .sum();
-        self.log = Some(entries);
-        Ok(())
+        let env = &mut self.env;
+        py.detach(|| env.load_state(state))
+            .map_err(|e| bad(&e.to_string()))
     }
 }
 
@@ -428,7 +361,7 @@ impl PyVecEnv {
         self.threads > 1 || self.env.games() >= PARALLEL_CHECK
     }
 
-    /// Steps with `self.actions`, GIL released, and records the step.
+    /// Steps with `self.actions`, GIL released.
     fn step_actions(&mut self, py: Python<'_>) -> PyResult<()> {
         let on_pool = self.on_pool();
         let (env, pool, actions) = (&mut self.env, &self.pool, &self.actions);
@@ -440,12 +373,10 @@ impl PyVecEnv {
             }
         })
         .map_err(value_error)?;
-        let entry = Entry::Actions(self.actions.iter().map(|&a| a as u8).collect());
-        self.record(self.actions.len() + 1, |log| log.push(entry));
         Ok(())
     }
 
-    /// `steps` random steps, GIL released, recorded.
+    /// `steps` random steps, GIL released.
     fn random_steps(&mut self, py: Python<'_>, steps: u64) {
         let on_pool = self.on_pool();
         let (env, pool) = (&mut self.env, &self.pool);
@@ -456,22 +387,6 @@ impl PyVecEnv {
                 (0..steps).for_each(|_| env.step_random());
             }
         });
-        self.record(0, |log| match log.last_mut() {
-            Some(Entry::Random(n)) => *n += steps,
-            _ => log.push(Entry::Random(steps)),
-        });
-    }
-
-    /// Adds to the step record, dropping it once it grows past [`LOG_LIMIT`].
-    fn record(&mut self, bytes: usize, add: impl FnOnce(&mut Vec<Entry>)) {
-        if let Some(log) = &mut self.log {
-            self.log_bytes += bytes.max(9);
-            if self.log_bytes > LOG_LIMIT {
-                self.log = None;
-            } else {
-                add(log);
-            }
-        }
     }
 
     /// Reads a step's actions into `self.actions`: any 1-D integer array or sequence of length
@@ -499,6 +414,49 @@ impl PyVecEnv {
             ))),
         }
     }
+}
+
+/// Restores a pickle of the earlier format (`KVE1`, the seed `u64`, then each step since the
+/// last reset: `0` and one action byte per game, or `1` and a count `u64` of random steps) by
+/// resetting `env` with the seed and replaying the steps; returns the seed. A step that is refused
+/// ends the replay with its error.
+fn replay(env: &mut VecEnv, state: &[u8]) -> Result<u64, String> {
+    if state.len() < 12 {
+        return Err("wrong header".into());
+    }
+    let seed = u64::from_le_bytes(state[4..12].try_into().expect("8 bytes"));
+    let games = env.games();
+    let mut steps: Vec<Result<&[u8], u64>> = Vec::new();
+    let mut rest = &state[12..];
+    while let Some((&tag, tail)) = rest.split_first() {
+        match tag {
+            0 if tail.len() >= games => {
+                steps.push(Ok(&tail[..games]));
+                rest = &tail[games..];
+            }
+            1 if tail.len() >= 8 => {
+                steps.push(Err(u64::from_le_bytes(
+                    tail[..8].try_into().expect("8 bytes"),
+                )));
+                rest = &tail[8..];
+            }
+            _ => return Err("cut short or damaged".into()),
+        }
+    }
+    env.reset(seed);
+    let mut actions = vec![0u32; games];
+    for step in steps {
+        match step {
+            Ok(a) => {
+                for (d, &s) in actions.iter_mut().zip(a) {
+                    *d = s as u32;
+                }
+                env.step(&actions).map_err(|e| e.to_string())?;
+            }
+            Err(n) => (0..n).for_each(|_| env.step_random()),
+        }
+    }
+    Ok(seed)
 }
 
 /// Copies `len` actions from `values` into `out` (resized to `games`), refusing a wrong length

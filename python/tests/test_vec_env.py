@@ -206,7 +206,7 @@ def test_step_releases_the_gil():
     assert len(ticks) > 100
 
 
-def test_pickling_replays_the_same_state():
+def test_pickling_restores_the_same_state():
     env = kalaha.VecEnv(16, {"pits": 4, "seeds": 3, "pie": True}, seed=4, threads=1)
     rng = np.random.default_rng(1)
     for k in range(60):
@@ -225,16 +225,95 @@ def test_pickling_replays_the_same_state():
     assert (clone.games, clone.threads, clone.seed, clone.rules) == (env.games, env.threads, env.seed, env.rules)
 
 
+def test_an_unpickled_env_steps_on_bit_identically():
+    # Step N, pickle, then step M in both: every output agrees, the random streams included.
+    env = kalaha.VecEnv(23, {"preset": "norwegian", "pie": True}, seed=11, threads=2)
+    rng = np.random.default_rng(3)
+    for k in range(45):
+        if k % 2:
+            env.step_random()
+        else:
+            env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.mask()]))
+    clone = pickle.loads(pickle.dumps(env))
+    for name in ["obs", "mask", "to_play", "reward", "done", "swapped", "game_len"]:
+        np.testing.assert_array_equal(getattr(clone, name)(), getattr(env, name)(), err_msg=name)
+    done = env.done()
+    np.testing.assert_array_equal(clone.final_obs()[done], env.final_obs()[done])
+    np.testing.assert_array_equal(clone.final_score()[done], env.final_score()[done])
+    for k in range(80):
+        if k % 3:
+            outs = env.step_random(), clone.step_random()
+        else:
+            a = np.array([rng.choice(np.flatnonzero(m)) for m in env.mask()])
+            outs = env.step(a), clone.step(a)
+        for x, y in zip(*outs):
+            np.testing.assert_array_equal(x, y)
+        d = env.done()
+        np.testing.assert_array_equal(clone.final_obs()[d], env.final_obs()[d])
+        np.testing.assert_array_equal(clone.final_score()[d], env.final_score()[d])
+        np.testing.assert_array_equal(clone.final_len()[d], env.final_len()[d])
+
+
+def test_a_long_run_still_pickles_in_constant_size():
+    # The pickle holds the games, not a record of the steps: its size does not grow with them.
+    env = kalaha.VecEnv(64, seed=5, threads=1)
+    size = len(pickle.dumps(env))
+    env.step_random_n(3000)
+    assert len(pickle.dumps(env)) <= size + 64 * 70
+
+
 def test_pickled_state_that_is_damaged_is_refused():
     env = kalaha.VecEnv(4, seed=1, threads=1)
+    env.step_random_n(3)
     fn, args, state = env.__reduce__()
     fresh = fn(*args)
-    with pytest.raises(ValueError, match="not a pickled kalaha VecEnv"):
-        fresh.__setstate__(b"nope")
-    with pytest.raises(ValueError, match="cut short or damaged"):
-        fresh.__setstate__(state + b"\x00\x01")
-    with pytest.raises(ValueError, match="not a pickled kalaha VecEnv: game 0: action 6"):
-        fresh.__setstate__(state + b"\x00" + bytes([6, 0, 0, 0]))
+    before = fresh.obs()
+    flipped = bytearray(state)
+    flipped[20] ^= 1
+    for bad, why in [
+        (b"nope", "not a kalaha saved environment"),
+        (state + b"\x00\x01", "checksum mismatch"),
+        (state[:-5], "checksum mismatch"),
+        (bytes(flipped), "checksum mismatch"),
+        (kalaha.VecEnv(5, seed=1).__reduce__()[2], "has 5 games, this one 4"),
+        (kalaha.VecEnv(4, "swedish").__reduce__()[2], "the saved environment plays"),
+    ]:
+        with pytest.raises(ValueError, match="not a pickled kalaha VecEnv: .*" + why):
+            fresh.__setstate__(bad)
+        np.testing.assert_array_equal(fresh.obs(), before)
+
+
+def _replay_ops(env):
+    """What made tests/data/vec_env_replay_v1.pickle (written by the earlier build)."""
+    env.step_random_n(10)
+    for _ in range(3):
+        env.step(env.mask().argmax(axis=1))
+    env.step_random()
+    env.step(env.mask().shape[1] - 1 - env.mask()[:, ::-1].argmax(axis=1))
+
+
+def test_pickles_of_the_earlier_replay_format_still_load():
+    with open(pathlib.Path(__file__).parent / "data" / "vec_env_replay_v1.pickle", "rb") as f:
+        old = pickle.load(f)
+    env = kalaha.VecEnv(5, {"preset": "international", "pie": True}, seed=7, threads=1)
+    _replay_ops(env)
+    assert (old.games, old.seed, old.threads, old.rules) == (5, 7, 1, env.rules)
+    for name in ["obs", "mask", "to_play", "reward", "done", "swapped", "game_len"]:
+        np.testing.assert_array_equal(getattr(old, name)(), getattr(env, name)(), err_msg=name)
+    for _ in range(40):
+        for x, y in zip(env.step_random(), old.step_random()):
+            np.testing.assert_array_equal(x, y)
+    # A damaged record of that format is refused too, and the env is left as it was.
+    fn, args, _ = env.__reduce__()
+    fresh = fn(*args)
+    header = b"KVE1" + (1).to_bytes(8, "little")
+    with pytest.raises(ValueError, match="not a pickled kalaha VecEnv: cut short or damaged"):
+        fresh.__setstate__(header + b"\x00\x01")
+    fresh.step_random()
+    before = fresh.obs()
+    with pytest.raises(ValueError, match="not a pickled kalaha VecEnv: game 0: action 7"):
+        fresh.__setstate__(header + b"\x00" + bytes([7, 0, 0, 0, 0]))
+    np.testing.assert_array_equal(fresh.obs(), before)
 
 
 def test_reset_without_a_seed_draws_one_and_reports_it():

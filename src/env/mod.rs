@@ -42,6 +42,13 @@
 //! pit, a `swap` that is not allowed, an index past `m`) is refused with an [`EnvError`] naming the
 //! game and the move, and no game changes.
 //!
+//! # Saving and restoring
+//! [`VecEnv::save_state`] writes the whole environment (every game's position, seats, moves
+//! played, random stream and last step's outputs) as versioned, checksummed bytes, and
+//! [`VecEnv::load_state`] / [`VecEnv::from_state`] restore it exactly; damaged bytes are refused
+//! with a [`StateError`] naming the problem. The [`state`] module describes the format, whose
+//! framing training's run state shares.
+//!
 //! # Example: a training loop
 //! A policy-gradient style loop: read the observations and masks, pick actions (here from
 //! uniform logits; a learner would run its network on `env.obs()`), step, and credit each
@@ -80,10 +87,12 @@ mod kernel;
 pub mod obs;
 pub mod rng;
 mod sample;
+pub mod state;
 mod vec_env;
 
 pub use error::EnvError;
 pub use kernel::random_legal;
 pub use rng::GameRng;
 pub use sample::Turn;
+pub use state::StateError;
 pub use vec_env::{DEFAULT_GRAIN, Outcome, VecEnv};

@@ -9,6 +9,14 @@ use super::error::EnvError;
 use super::kernel::{self, Chunk, Ctx, Given, Uniform};
 use super::obs::{action_count, obs_dim};
 use super::rng::GameRng;
+use super::state::{self, Reader, StateError, Writer};
+
+/// Magic of a saved environment (see the [`state`](super::state) module).
+const STATE_MAGIC: &[u8; 8] = b"KALAHAVE";
+/// Version of the saved environment's format.
+const STATE_VERSION: u32 = 1;
+/// Named in errors about a saved environment.
+const STATE_WHAT: &str = "saved environment";
 
 /// Games per parallel piece unless [`VecEnv::set_grain`] says otherwise.
 pub const DEFAULT_GRAIN: usize = 512;
@@ -248,6 +256,118 @@ impl VecEnv {
         self.done.fill(false);
         let ctx = self.ctx;
         kernel::refresh(&ctx, self.chunk());
+        Ok(())
+    }
+
+    /// The whole environment as bytes: its rules and, for every game, its position, seats, moves
+    /// played, random stream and last step's outputs, in the format the [`state`](super::state)
+    /// module describes. [`VecEnv::load_state`] or [`VecEnv::from_state`] restore it exactly: the
+    /// restored environment steps on as this one would.
+    pub fn save_state(&self) -> Vec<u8> {
+        let d = self.obs_dim();
+        let mut w = Writer::new(STATE_MAGIC, STATE_VERSION);
+        w.rules(&self.ctx.rules);
+        w.u64(self.games as u64);
+        for i in 0..self.games {
+            w.pos(&self.position(i));
+            w.u8(self.swapped[i] as u8);
+            w.u32(self.len[i]);
+            w.u64(state::rng_raw(&self.rng[i]));
+            w.f32(self.reward[i]);
+            w.u8(self.done[i] as u8);
+            if self.done[i] {
+                w.u8(self.final_score[[i, 0]]);
+                w.u8(self.final_score[[i, 1]]);
+                w.u32(self.final_len[i]);
+                for k in 0..d {
+                    w.f32(self.final_obs[[i, k]]);
+                }
+            }
+        }
+        w.finish()
+    }
+
+    /// A new environment from [`VecEnv::save_state`]'s bytes (its rules and number of games are
+    /// the saved ones). Damaged, cut or foreign bytes are refused, naming the problem.
+    pub fn from_state(bytes: &[u8]) -> Result<VecEnv, StateError> {
+        let mut r = Reader::new(bytes, STATE_MAGIC, STATE_VERSION, STATE_VERSION, STATE_WHAT)?;
+        let rules = r.rules()?;
+        let games = r.count(1)?;
+        let mut env =
+            VecEnv::new(rules, games, 0).map_err(|e| StateError::Mismatch(e.to_string()))?;
+        env.load_state(bytes)?;
+        Ok(env)
+    }
+
+    /// Puts this environment in the state [`VecEnv::save_state`] saved, which must be of the same
+    /// rules and number of games. Damaged, cut or foreign bytes are refused, naming the problem,
+    /// and then nothing changes.
+    pub fn load_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        let mut r = Reader::new(bytes, STATE_MAGIC, STATE_VERSION, STATE_VERSION, STATE_WHAT)?;
+        let rules = r.rules()?;
+        if rules != self.ctx.rules {
+            return Err(StateError::Mismatch(format!(
+                "the saved environment plays {}, this one {}",
+                rules.describe(),
+                self.ctx.rules.describe()
+            )));
+        }
+        let d = self.obs_dim();
+        let n = r.count(34 + 1 + 4 + 8 + 4 + 1)?;
+        if n != self.games {
+            return Err(StateError::Mismatch(format!(
+                "the saved environment has {n} games, this one {}",
+                self.games
+            )));
+        }
+        let mut games = Vec::with_capacity(n);
+        let mut rngs = Vec::with_capacity(n);
+        let mut last = Vec::with_capacity(n);
+        for i in 0..n {
+            let bad = |what: String| StateError::Mismatch(format!("game {i}: {what}"));
+            let pos = r.pos(&rules)?;
+            if pos.is_over() {
+                return Err(bad(format!("the saved position {pos} is over")));
+            }
+            let swapped = match r.u8()? {
+                0 => false,
+                1 => true,
+                b => return Err(bad(format!("seat-exchange byte is {b}, not 0 or 1"))),
+            };
+            games.push((pos, swapped, r.u32()?));
+            rngs.push(state::rng_from_raw(r.u64()?));
+            let reward = r.f32()?;
+            if ![-1.0, 0.0, 1.0].contains(&reward) {
+                return Err(bad(format!("reward {reward} is not -1, 0 or 1")));
+            }
+            let finished = match r.u8()? {
+                0 => None,
+                1 => {
+                    let score = [r.u8()?, r.u8()?];
+                    let len = r.u32()?;
+                    let obs = (0..d).map(|_| r.f32()).collect::<Result<Vec<f32>, _>>()?;
+                    Some((score, len, obs))
+                }
+                b => return Err(bad(format!("done byte is {b}, not 0 or 1"))),
+            };
+            last.push((reward, finished));
+        }
+        r.end()?;
+        self.set_games(&games)
+            .map_err(|e| StateError::Mismatch(e.to_string()))?;
+        self.rng.copy_from_slice(&rngs);
+        for (i, (reward, finished)) in last.into_iter().enumerate() {
+            self.reward[i] = reward;
+            if let Some((score, len, obs)) = finished {
+                self.done[i] = true;
+                self.final_score[[i, 0]] = score[0];
+                self.final_score[[i, 1]] = score[1];
+                self.final_len[i] = len;
+                self.final_obs
+                    .row_mut(i)
+                    .assign(&ndarray::ArrayView1::from(&obs));
+            }
+        }
         Ok(())
     }
 

@@ -5,182 +5,107 @@
 //!
 //! # Format (version 2, little-endian; version 1, without the seeds lost per action, is read too)
 //! `KALAHAST`, version `u32`, then the replay buffer (count `u64`, then each sample) and the
-//! self-play games (count `u64`, then each game), then a checksum `u64` of everything before it
-//! ([`crate::solver::endgame::checksum`]). A position is [`Position::to_bytes`]'s 34 bytes,
-//! decoded under the run's rules.
+//! self-play games (count `u64`, then each game), then a checksum `u64` of everything before it:
+//! the framing of [`crate::env::state`], which a saved environment uses too. A position is
+//! [`Position::to_bytes`]'s 34 bytes, decoded under the run's rules.
 
-use anyhow::{Context, bail, ensure};
+use std::ops::{Deref, DerefMut};
 
+use anyhow::Context;
+
+use crate::env::state;
 use crate::rules::{Position, Rules};
 use crate::search::MAX_ACTIONS;
-use crate::solver::endgame::checksum;
 
 const MAGIC: &[u8; 8] = b"KALAHAST";
 const VERSION: u32 = 2;
 /// The oldest version still read (version 1 kept no seeds lost per action).
 const OLDEST: u32 = 1;
 
-/// Appends little-endian values to a byte buffer.
-#[derive(Default)]
-pub struct Writer {
-    /// The bytes written so far.
-    pub bytes: Vec<u8>,
-}
+/// Appends a run state's values to a byte buffer (the framing and values of
+/// [`state::Writer`], which it derefs to).
+pub struct Writer(state::Writer);
 
 impl Writer {
-    /// A buffer that starts with the magic and version.
+    /// A buffer that starts with the run state's magic and version.
+    #[allow(clippy::new_without_default)]
     pub fn new() -> Writer {
-        let mut w = Writer::default();
-        w.bytes.extend_from_slice(MAGIC);
-        w.u32(VERSION);
-        w
-    }
-
-    /// One byte.
-    pub fn u8(&mut self, x: u8) {
-        self.bytes.push(x);
-    }
-
-    /// A `u32`.
-    pub fn u32(&mut self, x: u32) {
-        self.bytes.extend_from_slice(&x.to_le_bytes());
-    }
-
-    /// An `i32`.
-    pub fn i32(&mut self, x: i32) {
-        self.bytes.extend_from_slice(&x.to_le_bytes());
-    }
-
-    /// A `u64`.
-    pub fn u64(&mut self, x: u64) {
-        self.bytes.extend_from_slice(&x.to_le_bytes());
-    }
-
-    /// An `f32`.
-    pub fn f32(&mut self, x: f32) {
-        self.bytes.extend_from_slice(&x.to_le_bytes());
-    }
-
-    /// A position.
-    pub fn pos(&mut self, p: &Position) {
-        self.bytes.extend_from_slice(&p.to_bytes());
+        Writer(state::Writer::new(MAGIC, VERSION))
     }
 
     /// A policy over [`MAX_ACTIONS`] actions.
     pub fn policy(&mut self, p: &[f32; MAX_ACTIONS]) {
         for &x in p {
-            self.f32(x);
+            self.0.f32(x);
         }
     }
 
     /// The bytes with their checksum at the end.
-    pub fn finish(mut self) -> Vec<u8> {
-        let c = checksum(&[&self.bytes]);
-        self.u64(c);
-        self.bytes
+    pub fn finish(self) -> Vec<u8> {
+        self.0.finish()
     }
 }
 
-/// Reads what a [`Writer`] wrote, refusing truncated or corrupt input.
+impl Deref for Writer {
+    type Target = state::Writer;
+    fn deref(&self) -> &state::Writer {
+        &self.0
+    }
+}
+
+impl DerefMut for Writer {
+    fn deref_mut(&mut self) -> &mut state::Writer {
+        &mut self.0
+    }
+}
+
+/// Reads what a [`Writer`] wrote, refusing truncated or corrupt input (a [`state::Reader`],
+/// which it derefs to, that knows the run's rules).
 pub struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    inner: state::Reader<'a>,
     rules: Rules,
-    version: u32,
 }
 
 impl<'a> Reader<'a> {
     /// Checks the magic, version and checksum of `bytes`; positions decode under `rules`.
     pub fn new(bytes: &'a [u8], rules: &Rules) -> anyhow::Result<Reader<'a>> {
-        ensure!(
-            bytes.len() >= 20 && &bytes[..8] == MAGIC,
-            "not a kalaha run state"
-        );
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        ensure!(
-            checksum(&[body]) == u64::from_le_bytes(sum.try_into().expect("8 bytes")),
-            "checksum mismatch (a truncated or damaged file)"
-        );
-        let mut r = Reader {
-            bytes: body,
-            at: 8,
+        Ok(Reader {
+            inner: state::Reader::new(bytes, MAGIC, OLDEST, VERSION, "run state")?,
             rules: *rules,
-            version: 0,
-        };
-        let v = r.u32()?;
-        ensure!(
-            (OLDEST..=VERSION).contains(&v),
-            "run state version {v}, expected {OLDEST} to {VERSION}"
-        );
-        r.version = v;
-        Ok(r)
-    }
-
-    /// The format version of the state being read.
-    pub fn version(&self) -> u32 {
-        self.version
-    }
-
-    fn take(&mut self, n: usize) -> anyhow::Result<&'a [u8]> {
-        let end = self.at + n;
-        ensure!(end <= self.bytes.len(), "run state ends early");
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-
-    /// One byte.
-    pub fn u8(&mut self) -> anyhow::Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-
-    /// A `u32`.
-    pub fn u32(&mut self) -> anyhow::Result<u32> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into()?))
-    }
-
-    /// An `i32`.
-    pub fn i32(&mut self) -> anyhow::Result<i32> {
-        Ok(i32::from_le_bytes(self.take(4)?.try_into()?))
-    }
-
-    /// A `u64`.
-    pub fn u64(&mut self) -> anyhow::Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into()?))
-    }
-
-    /// An `f32`.
-    pub fn f32(&mut self) -> anyhow::Result<f32> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into()?))
+        })
     }
 
     /// A position of the run's rules.
     pub fn pos(&mut self) -> anyhow::Result<Position> {
-        let b: &[u8; 34] = self.take(34)?.try_into()?;
-        Position::from_bytes(&self.rules, b).context("a position of other rules")
+        self.inner
+            .pos(&self.rules)
+            .context("a position of other rules")
     }
 
     /// A policy over [`MAX_ACTIONS`] actions.
     pub fn policy(&mut self) -> anyhow::Result<[f32; MAX_ACTIONS]> {
         let mut p = [0.0; MAX_ACTIONS];
         for x in &mut p {
-            *x = self.f32()?;
+            *x = self.inner.f32()?;
         }
         Ok(p)
     }
 
-    /// A count of items that each take at least `min_bytes`, checked against what is left.
-    pub fn count(&mut self, min_bytes: usize) -> anyhow::Result<usize> {
-        let n = self.u64()? as usize;
-        if n.saturating_mul(min_bytes) > self.bytes.len() - self.at {
-            bail!("run state claims {n} items, more than it holds");
-        }
-        Ok(n)
-    }
-
     /// Refuses bytes left over.
     pub fn end(&self) -> anyhow::Result<()> {
-        ensure!(self.at == self.bytes.len(), "run state has bytes left over");
-        Ok(())
+        Ok(self.inner.end()?)
+    }
+}
+
+impl<'a> Deref for Reader<'a> {
+    type Target = state::Reader<'a>;
+    fn deref(&self) -> &state::Reader<'a> {
+        &self.inner
+    }
+}
+
+impl<'a> DerefMut for Reader<'a> {
+    fn deref_mut(&mut self) -> &mut state::Reader<'a> {
+        &mut self.inner
     }
 }
