@@ -95,6 +95,77 @@ pub fn remove_stale_temps(path: &Path) {
     }
 }
 
+/// A 64-bit checksum of `parts` (four multiply-rotate lanes over 8-byte words, then mixed), fast
+/// enough to check a file of hundreds of megabytes in a fraction of a second. Where a part ends
+/// counts: each part's tail is padded and mixed with its length.
+pub fn checksum(parts: &[&[u8]]) -> u64 {
+    let mut c = Checksum::new();
+    for part in parts {
+        c.update(part);
+    }
+    c.finish()
+}
+
+/// [`checksum`] taken one part at a time.
+#[derive(Clone, Debug)]
+pub struct Checksum {
+    lanes: [u64; 4],
+    total: u64,
+}
+
+const P: [u64; 4] = [
+    0x9E37_79B9_7F4A_7C15,
+    0xC2B2_AE3D_27D4_EB4F,
+    0x1656_67B1_9E37_79F9,
+    0xD6E8_FEB8_6659_FD93,
+];
+
+impl Checksum {
+    /// The checksum of no parts yet.
+    pub fn new() -> Checksum {
+        Checksum {
+            lanes: [1, 2, 3, 4],
+            total: 0,
+        }
+    }
+
+    /// Adds one part.
+    pub fn update(&mut self, part: &[u8]) {
+        self.total += part.len() as u64;
+        let mut chunks = part.chunks_exact(32);
+        for c in &mut chunks {
+            for (k, lane) in self.lanes.iter_mut().enumerate() {
+                let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+                *lane = (*lane ^ w).wrapping_mul(P[k]).rotate_left(31);
+            }
+        }
+        let mut tail = [0u8; 32];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        for (k, lane) in self.lanes.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+            *lane = (*lane ^ w ^ rest.len() as u64)
+                .wrapping_mul(P[k])
+                .rotate_left(31);
+        }
+    }
+
+    /// The checksum of the parts added.
+    pub fn finish(&self) -> u64 {
+        let mut h = self.total;
+        for (k, lane) in self.lanes.iter().enumerate() {
+            h = (h ^ lane).wrapping_mul(P[(k + 1) % 4]).rotate_left(27);
+        }
+        h ^ (h >> 32)
+    }
+}
+
+impl Default for Checksum {
+    fn default() -> Checksum {
+        Checksum::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

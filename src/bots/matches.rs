@@ -45,7 +45,7 @@ pub struct MatchSummary {
 }
 
 /// The generator for game `index` of a series seeded with `seed`: seeded with
-/// [`derive`]`(seed, index)`, the crate's one derivation of per-item seeds. (A `SmallRng` because
+/// [`derive()`]`(seed, index)`, the crate's one derivation of per-item seeds. (A `SmallRng` because
 /// [`Player`]s draw from one; the seed itself is stable, the generator is `rand`'s.)
 pub fn game_rng(seed: u64, index: u64) -> SmallRng {
     SmallRng::seed_from_u64(derive(seed, index))

@@ -3,7 +3,7 @@
 //! [`stream`]`(seed, i)` is the `i`-th stream of `seed`: the environment's game `i`, a search's
 //! root `i`, a match's game `i`. Each stream depends only on the seed and its own index, never on
 //! how work is split between threads, and streams of different indices (or seeds) are unrelated.
-//! [`derive`]`(seed, i)` is the first output of that stream, for callers that need a `u64` seed
+//! [`derive()`]`(seed, i)` is the first output of that stream, for callers that need a `u64` seed
 //! (to seed another generator, or to derive again one level down).
 //!
 //! The algorithm is fixed here, unlike `rand::rngs::SmallRng` (whose algorithm, and whose
@@ -42,7 +42,7 @@ pub fn derive(seed: u64, i: u64) -> u64 {
 }
 
 /// The seed of chunk `chunk` of a held-out set of kind seed `kind_seed`: `kind_seed ^ chunk << 20`,
-/// given to `SmallRng::seed_from_u64`. Pinned, not [`derive`]: the cached 100,000-position
+/// given to `SmallRng::seed_from_u64`. Pinned, not [`derive()`]: the cached 100,000-position
 /// held-out sets (`train::heldout`, files `heldout-*-100000-db*.bin`, named in records and
 /// checkpoints' meta by their checksums, e.g. `2e799e3c20792358` and `6f886c59c1486491` for the
 /// children's game) were drawn with it, and must be drawn again exactly.

@@ -5,7 +5,7 @@
 //!
 //! # Framing
 //! Little-endian throughout: an 8-byte magic naming what the bytes hold, a version `u32`, the
-//! body, then a checksum `u64` of everything before it ([`crate::solver::endgame::checksum`]).
+//! body, then a checksum `u64` of everything before it ([`crate::files::checksum`]).
 //! A position is [`Position::to_bytes`]'s 34 bytes, decoded under rules the reader knows.
 //! A [`Reader`] refuses a wrong magic, an unknown version, a checksum that does not match, a body
 //! that ends early or has bytes left over, and counts larger than what is left.
@@ -19,8 +19,8 @@
 //! did, the finished game's final scores (two bytes), length (`u32`) and final observation
 //! (`2m + 4` `f32`s). An environment restored from these bytes goes on exactly as the one saved.
 
+use crate::files::checksum;
 use crate::rules::{Position, PositionError, Rules, RulesError, RulesSpec};
-use crate::solver::endgame::checksum;
 
 use super::rng::GameRng;
 
