@@ -56,6 +56,16 @@ pub fn pinned_heldout_seed(kind_seed: u64, chunk: u64) -> u64 {
 pub struct GameRng(u64);
 
 impl GameRng {
+    /// The stream's whole state (8 bytes), for saving it: [`GameRng::from_state`] gives it back.
+    pub fn state(&self) -> u64 {
+        self.0
+    }
+
+    /// The stream whose state is `state` (as [`GameRng::state`] read it).
+    pub fn from_state(state: u64) -> GameRng {
+        GameRng(state)
+    }
+
     /// The stream of game `game` under environment seed `seed`: [`stream`]`(seed, game)`.
     pub fn for_game(seed: u64, game: usize) -> GameRng {
         stream(seed, game as u64)
@@ -112,6 +122,15 @@ mod tests {
     use rand::{Rng, RngExt};
 
     use super::*;
+
+    #[test]
+    fn a_stream_is_rebuilt_from_its_state() {
+        let mut r = stream(7, 3);
+        r.next_u64();
+        let mut back = GameRng::from_state(r.state());
+        assert_eq!(back, r);
+        assert!((0..100).all(|_| back.next_u64() == r.next_u64()));
+    }
 
     /// The reference SplitMix64 (Vigna's `splitmix64.c`) from state 0: the generator is that one.
     #[test]

@@ -22,8 +22,6 @@
 use crate::files::checksum;
 use crate::rules::{Position, PositionError, Rules, RulesError, RulesSpec};
 
-use super::rng::GameRng;
-
 /// Why saved bytes were refused. `what` names the kind of state being read (`"run state"`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StateError {
@@ -277,59 +275,6 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The state of a game's random stream, read through [`GameRng`]'s public methods. The stream's
-/// documented, fixed derivation (the `rng` module: SplitMix64, each output adds `γ` to the state
-/// and returns `mix64(state)`) makes `s` the inverse mix of a copy's next output, less `γ`.
-/// (`GameRng` keeps its field private; this and [`rng_from_raw`] invert its arithmetic exactly,
-/// as the tests below check.)
-pub(super) fn rng_raw(r: &GameRng) -> u64 {
-    let mut copy = *r;
-    unmix64(copy.next_u64()).wrapping_sub(GAMMA)
-}
-
-/// The stream whose state is `raw`: by the documented derivation, [`GameRng::for_game`]`(seed, 0)`
-/// starts from state `mix64(seed ^ k)` with `k = mix64(0 + γ)`, so the seed `unmix64(raw) ^ k`
-/// gives it.
-pub(super) fn rng_from_raw(raw: u64) -> GameRng {
-    // k from the stream of seed 0: its state is mix64(k).
-    let k = unmix64(rng_raw(&GameRng::for_game(0, 0)));
-    GameRng::for_game(unmix64(raw) ^ k, 0)
-}
-
-/// SplitMix64's increment.
-const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The inverse of SplitMix64's output function (`rng.rs`'s `mix64`): undoes its xor-shifts and
-/// multiplies by the multipliers' inverses modulo 2^64.
-fn unmix64(z: u64) -> u64 {
-    const C1: u64 = 0xBF58_476D_1CE4_E5B9;
-    const C2: u64 = 0x94D0_49BB_1331_11EB;
-    let mut z = unshift(z, 31);
-    z = unshift(z.wrapping_mul(inverse(C2)), 27);
-    unshift(z.wrapping_mul(inverse(C1)), 30)
-}
-
-/// The `x` with `x ^ (x >> s) == y`.
-fn unshift(y: u64, s: u32) -> u64 {
-    let mut x = y;
-    for _ in 0..64 / s {
-        x = y ^ (x >> s);
-    }
-    x
-}
-
-/// The inverse of odd `c` modulo 2^64 (Newton's iteration; each step doubles the bits that
-/// are right).
-const fn inverse(c: u64) -> u64 {
-    let mut x = c;
-    let mut i = 0;
-    while i < 6 {
-        x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
-        i += 1;
-    }
-    x
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::VecEnv;
@@ -454,26 +399,6 @@ mod tests {
             );
         }
         assert!(VecEnv::from_state(&bytes[..20]).is_err());
-    }
-
-    #[test]
-    fn a_random_stream_is_rebuilt_from_its_raw_state() {
-        for seed in [0u64, 1, 7, u64::MAX, 0x1234_5678_9abc_def0] {
-            for game in [0usize, 1, 5, 4095] {
-                let mut r = GameRng::for_game(seed, game);
-                for _ in 0..(game % 7) {
-                    r.next_u64();
-                }
-                let mut back = rng_from_raw(rng_raw(&r));
-                assert_eq!(back, r);
-                for _ in 0..100 {
-                    assert_eq!(back.next_u64(), r.next_u64());
-                }
-            }
-        }
-        for s in [0u64, 1, GAMMA, u64::MAX, 0xdead_beef] {
-            assert_eq!(rng_raw(&rng_from_raw(s)), s);
-        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::error::EnvError;
 use super::kernel::{self, Chunk, Ctx, Given, Uniform};
 use super::obs::{action_count, obs_dim};
 use super::rng::GameRng;
-use super::state::{self, Reader, StateError, Writer};
+use super::state::{Reader, StateError, Writer};
 
 /// Magic of a saved environment (see the [`state`](super::state) module).
 const STATE_MAGIC: &[u8; 8] = b"KALAHAVE";
@@ -272,7 +272,7 @@ impl VecEnv {
             w.pos(&self.position(i));
             w.u8(self.swapped[i] as u8);
             w.u32(self.len[i]);
-            w.u64(state::rng_raw(&self.rng[i]));
+            w.u64(self.rng[i].state());
             w.f32(self.reward[i]);
             w.u8(self.done[i] as u8);
             if self.done[i] {
@@ -335,7 +335,7 @@ impl VecEnv {
                 b => return Err(bad(format!("seat-exchange byte is {b}, not 0 or 1"))),
             };
             games.push((pos, swapped, r.u32()?));
-            rngs.push(state::rng_from_raw(r.u64()?));
+            rngs.push(GameRng::from_state(r.u64()?));
             let reward = r.f32()?;
             if ![-1.0, 0.0, 1.0].contains(&reward) {
                 return Err(bad(format!("reward {reward} is not -1, 0 or 1")));
