@@ -232,7 +232,11 @@ impl Session {
         if pos.is_over() || self.practice {
             return None;
         }
-        let v = crate::bots::view::view(opponent, &pos, self.seed ^ self.games);
+        let v = crate::bots::view::view(
+            opponent,
+            &pos,
+            crate::env::rng::derive(self.seed, self.games),
+        );
         let n = v.network.as_ref()?;
         let mut moves = v.moves.clone();
         moves.sort_by(|a, b| {

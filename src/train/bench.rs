@@ -20,8 +20,7 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::{AdamWConfig, GradientsParams};
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use serde::Serialize;
 
 use super::{TrainConfig, Trainer, device};
@@ -303,7 +302,7 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
     let w0 = weights(&start);
     // `fork`, not `to_device`: the copy gets a graph of its own (a moved one stays tied to `a`'s).
     let on_b = start.clone().fork(&db.clone().autodiff());
-    let batch = Batch::random(&rules, spec.batch, spec.seed);
+    let batch = Batch::random(&rules, spec.batch, crate::env::rng::derive(spec.seed, 0));
     let (losses_a, net_a) = train_steps(start, &batch, &train_a, spec);
     let (losses_b, net_b) = train_steps(on_b, &batch, &db.clone().autodiff(), spec);
     let loss_difference = losses_a
@@ -312,7 +311,7 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
         .map(|(x, y)| (x - y).abs() / x.abs().max(1.0))
         .fold(0.0, f64::max);
     let (wa, wb) = (weights(&net_a), weights(&net_b));
-    let probe = Batch::random(&rules, 256, spec.seed ^ 0x5EED).positions;
+    let probe = Batch::random(&rules, 256, crate::env::rng::derive(spec.seed, 1)).positions;
     let outputs = |net: &Net, d: &Device| {
         let out = net.valid().forward(net.input().batch(&probe, d));
         [out.logits, out.value, out.margin].map(floats)
@@ -389,7 +388,7 @@ struct Batch {
 
 impl Batch {
     fn random(rules: &Rules, n: usize, seed: u64) -> Batch {
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut rng = crate::env::rng::stream(seed, 0);
         let pits = rules.pits();
         let mut positions = Vec::with_capacity(n);
         let mut pos = Position::start(rules);

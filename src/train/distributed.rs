@@ -20,7 +20,6 @@ use burn::tensor::Bytes;
 use super::selfplay::{Replay, Sample, SelfPlay, SelfPlayStats};
 use super::state::{Reader, Writer};
 use super::{TrainConfig, Trainer, data_sources, device, labelled, play};
-use crate::env::GameRng;
 use crate::nn::{Net, NetEvaluator};
 use crate::rules::Rules;
 
@@ -119,7 +118,8 @@ impl Worker {
         let device = device(&cfg.run.device)?;
         let (db, labeller) = data_sources(&cfg, &rules)?;
         let oracle = db.filter(|_| cfg.selfplay.labels != super::config::Labels::Exact);
-        let seed = GameRng::for_game(cfg.run.seed ^ 0x5E1F_9A7E_D157_0000, id as usize).next_u64();
+        let workers = crate::env::rng::derive(cfg.run.seed, super::run_stream::WORKERS);
+        let seed = crate::env::rng::derive(workers, id as u64);
         let selfplay = SelfPlay::new(
             &rules,
             cfg.selfplay.games,
@@ -169,7 +169,7 @@ impl Worker {
             .context("a self-play worker was asked to play before it was sent weights")?;
         let t = Instant::now();
         self.batches += 1;
-        let seed = GameRng::for_game(self.seed, self.batches as usize).next_u64();
+        let seed = crate::env::rng::derive(self.seed, self.batches);
         let mut cfg = self.cfg.clone();
         if let Some(n) = positions {
             cfg.selfplay.positions_per_iteration = n;

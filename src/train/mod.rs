@@ -37,6 +37,7 @@ use std::time::Instant;
 use burn::optim::ModuleOptimizer;
 use burn::prelude::*;
 
+use crate::env::rng::derive;
 use crate::nn::{Net, NetEvaluator};
 use crate::rules::Rules;
 pub use checkpoint::{Evaluation, Meta};
@@ -169,7 +170,7 @@ impl Trainer {
     /// The seed of the next iteration's random streams.
     fn iteration_seed(&self) -> u64 {
         let it = self.meta.iteration + 1;
-        self.cfg.run.seed ^ (it as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+        derive(derive(self.cfg.run.seed, run_stream::ITERATIONS), it as u64)
     }
 
     /// Ends an iteration whose new samples are in the replay buffer (`st` counts them, made with
@@ -271,7 +272,7 @@ impl Trainer {
             &self.opponents,
             self.cfg.eval.games,
             &mut ev,
-            self.cfg.run.seed ^ 0xE7A1,
+            derive(self.cfg.run.seed, run_stream::EVAL_GAMES),
         );
         let last = self.meta.iteration >= self.cfg.run.iterations;
         if self
@@ -307,6 +308,30 @@ impl Trainer {
     }
 }
 
+/// The streams of a run's seed, `env::rng::derive(run.seed, index)`, one index per purpose, so
+/// that no two parts of a run draw from the same stream.
+pub(crate) mod run_stream {
+    /// Iteration `k`'s seed is `derive(derive(run.seed, ITERATIONS), k)`.
+    pub const ITERATIONS: u64 = 0;
+    /// The seed of the evaluation games against the baseline bots.
+    pub const EVAL_GAMES: u64 = 1;
+    /// Self-play's games on starting or resuming at iteration `k`: `derive(derive(run.seed,
+    /// SELFPLAY_START), k)`.
+    pub const SELFPLAY_START: u64 = 2;
+    /// Distributed worker `w`'s seed: `derive(derive(run.seed, WORKERS), w)`.
+    pub const WORKERS: u64 = 3;
+}
+
+/// The streams of an iteration's seed, one index per purpose.
+mod iteration_stream {
+    /// Self-play's games and searches.
+    pub const SELFPLAY: u64 = 0;
+    /// Labelled database positions.
+    pub const LABELS: u64 = 1;
+    /// Positions drawn from the label file.
+    pub const LABEL_FILE: u64 = 2;
+}
+
 /// Plays `selfplay.positions_per_iteration` new positions into `replay` as a config asks:
 /// self-play with `ev`'s network (and labelled database positions with `exact_share`), or exact
 /// labels alone; the statistics and the network evaluations made.
@@ -325,16 +350,20 @@ fn play(
     let n = cfg.selfplay.positions_per_iteration;
     let exact_only = cfg.selfplay.labels == config::Labels::Exact;
     let mut st = match (labeller, exact_only) {
-        (Some(l), true) => l.generate(n, replay, seed, stop),
-        _ => selfplay.generate(n, &cfg.selfplay, &cfg.search, &mut ev, replay, seed, stop),
+        (Some(l), true) => l.generate(n, replay, derive(seed, iteration_stream::LABELS), stop),
+        _ => {
+            let seed = derive(seed, iteration_stream::SELFPLAY);
+            selfplay.generate(n, &cfg.selfplay, &cfg.search, &mut ev, replay, seed, stop)
+        }
     };
     if let (Some(l), false) = (labeller, exact_only) {
         let extra = (cfg.selfplay.exact_share * n as f32).round() as usize;
-        let more = l.generate(extra, replay, seed ^ 0xE4AC7, stop);
+        let more = l.generate(extra, replay, derive(seed, iteration_stream::LABELS), stop);
         st.positions += more.positions;
         st.exact_positions += more.exact_positions;
         let wanted = (cfg.selfplay.label_file_share * n as f32).round() as usize;
-        let from_file = l.generate_file(wanted, replay, seed ^ 0xF11E) as u64;
+        let from_file =
+            l.generate_file(wanted, replay, derive(seed, iteration_stream::LABEL_FILE)) as u64;
         st.positions += from_file;
         st.exact_positions += from_file;
     }

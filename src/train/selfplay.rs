@@ -17,13 +17,14 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rand::RngExt;
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::config::SelfPlayConfig;
 use super::state::{Reader, Writer};
-use crate::env::VecEnv;
+use crate::env::rng::{derive, stream};
+use crate::env::{GameRng, VecEnv, random_legal};
 use crate::rules::{Move, Position, Rules};
 use crate::search::{Evaluator, MAX_ACTIONS, Oracle, SearchConfig, search_batch_with};
 use crate::solver::{EndgameOracle, ExactMoves};
@@ -217,7 +218,7 @@ impl SelfPlay {
         targets: Targets,
     ) -> anyhow::Result<SelfPlay> {
         let env = VecEnv::new(*rules, games, seed)?;
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut rng = stream(seed, 0);
         let opening_left = (0..games)
             .map(|_| rng.random_range(0..=opening_moves))
             .collect();
@@ -315,8 +316,9 @@ impl SelfPlay {
         let mut roots: Vec<Position> = Vec::with_capacity(games);
         let mut temps: Vec<f32> = Vec::with_capacity(games);
         let mut searched: Vec<usize> = Vec::with_capacity(games);
-        // Drawn from the call's seed, so that a run resumed between iterations plays on the same.
-        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5E1F_C0DE);
+        // Drawn from the call's seed, so that a run resumed between iterations plays on the same:
+        // stream 0 of the seed for the games' random moves, stream `calls` for each batch's search.
+        let mut rng = stream(seed, 0);
         let mut calls = 0u64;
         while (stats.positions as usize) < positions && !stop.load(Ordering::Relaxed) {
             roots.clear();
@@ -339,7 +341,7 @@ impl SelfPlay {
                 search,
                 evaluator,
                 self.oracle.as_deref().map(|o| o as &dyn Oracle),
-                seed ^ calls.wrapping_mul(0xA24B_AED4_963E_E407),
+                derive(seed, calls),
             );
             for (j, (r, &i)) in results.into_iter().zip(&searched).enumerate() {
                 let mut policy = [0.0; MAX_ACTIONS];
@@ -375,12 +377,12 @@ impl SelfPlay {
         &mut self,
         i: usize,
         pos: &Position,
-        rng: &mut SmallRng,
+        rng: &mut GameRng,
         stats: &mut SelfPlayStats,
     ) -> Option<u32> {
         if self.opening_left[i] > 0 {
             self.opening_left[i] -= 1;
-            return Some(random_action(self.env.legal_bits(i), rng));
+            return Some(random_legal(self.env.legal_bits(i), rng) as u32);
         }
         let exact = self.oracle.as_ref()?.moves(pos)?;
         let best: Vec<Move> = exact.best().collect();
@@ -405,7 +407,7 @@ impl SelfPlay {
         &mut self,
         (margin_weight, mix): (f32, f32),
         replay: &mut Replay,
-        rng: &mut SmallRng,
+        rng: &mut GameRng,
         stats: &mut SelfPlayStats,
     ) {
         for i in 0..self.env.games() {
@@ -492,16 +494,6 @@ pub(super) fn exact_policy(
         *p /= sum;
     }
     policy
-}
-
-/// A uniformly random action among the set bits of `legal`.
-fn random_action(legal: u16, rng: &mut SmallRng) -> u32 {
-    let k = rng.random_range(0..legal.count_ones());
-    let mut bits = legal;
-    for _ in 0..k {
-        bits &= bits - 1;
-    }
-    bits.trailing_zeros()
 }
 
 /// Index of the largest entry.

@@ -44,7 +44,10 @@ impl Trainer {
                 &rules,
                 cfg.selfplay.games,
                 cfg.selfplay.opening_random_moves,
-                cfg.run.seed ^ start.meta.iteration as u64,
+                crate::env::rng::derive(
+                    crate::env::rng::derive(cfg.run.seed, super::run_stream::SELFPLAY_START),
+                    start.meta.iteration as u64,
+                ),
                 oracle,
                 cfg.selfplay.targets,
             )?,
