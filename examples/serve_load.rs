@@ -8,11 +8,11 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use kalaha::env::rng::stream;
 use kalaha::rules::Rules;
 use kalaha::serve::client::request;
 use kalaha::serve::{ServeConfig, spawn};
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use serde_json::{Value, json};
 
 struct Args {
@@ -50,7 +50,7 @@ fn args() -> Args {
 /// One game to the end: the latencies of the person's moves (each with the bot's reply), and
 /// the requests that failed.
 fn play(addr: SocketAddr, level: &str, seed: u64, think: Duration) -> (Vec<f64>, Vec<f64>, usize) {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut rng = stream(seed, 0);
     let (mut moves, mut others, mut failed) = (Vec::new(), Vec::new(), 0);
     let send = |method: &str, path: &str, body: Option<Value>, lat: &mut Vec<f64>| {
         let b = body.map(|b| b.to_string());

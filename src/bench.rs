@@ -2,8 +2,7 @@
 
 use std::time::Instant;
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use serde::Serialize;
 
 use crate::rules::{Position, Rules, count_bits, select_bit};
@@ -59,14 +58,15 @@ pub fn random_playouts<const LANES: usize>(rules: &Rules, moves: u64, rng: &mut 
     games
 }
 
-/// Times [`random_playouts`] in `runs` runs of about `seconds` each and reports medians.
-pub fn bench_rules(rules: &Rules, runs: usize, seconds: f64, seed: u64) -> RulesBench {
-    let mut rng = SmallRng::seed_from_u64(seed);
+/// Times [`random_playouts`] in `runs` runs of about `seconds` each and reports medians. The moves
+/// come from `rng` (the caller's seeded stream: this layer is below `env`, whose `rng::stream`
+/// makes it).
+pub fn bench_rules(rules: &Rules, runs: usize, seconds: f64, rng: &mut impl Rng) -> RulesBench {
     // Calibrate the batch size so each run lasts about `seconds`.
     let mut batch = 1_000_000u64;
     loop {
         let t = Instant::now();
-        random_playouts::<LANES>(rules, batch, &mut rng);
+        random_playouts::<LANES>(rules, batch, rng);
         let dt = t.elapsed().as_secs_f64();
         if dt > 0.05 {
             batch = ((batch as f64) * seconds / dt).max(1.0) as u64;
@@ -79,12 +79,12 @@ pub fn bench_rules(rules: &Rules, runs: usize, seconds: f64, seed: u64) -> Rules
     let mut runs_single = Vec::new();
     for _ in 0..runs.max(1) {
         let t = Instant::now();
-        let games = random_playouts::<LANES>(rules, batch, &mut rng);
+        let games = random_playouts::<LANES>(rules, batch, rng);
         let dt = t.elapsed().as_secs_f64();
         runs_sps.push(batch as f64 / dt);
         runs_gps.push(games as f64 / dt);
         let t = Instant::now();
-        random_playouts::<1>(rules, batch / 2, &mut rng);
+        random_playouts::<1>(rules, batch / 2, rng);
         runs_single.push((batch / 2) as f64 / t.elapsed().as_secs_f64());
     }
     RulesBench {

@@ -5,9 +5,8 @@
 mod common;
 
 use kalaha::bots::{BotContext, BotSpec, MatchConfig, Player, play_game, run_match};
+use kalaha::env::rng::stream;
 use kalaha::rules::{Capture, End, Leftover, Position, Preset, Rules};
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
 
 /// A bot by name, ready for `rules`.
 fn player(spec: &str, rules: &Rules) -> Player {
@@ -51,7 +50,7 @@ fn every_bot_finishes_games_under_every_rule_option() {
         let bots = BotContext::new().prepare_all(&specs, &rules).unwrap();
         for (i, south) in bots.iter().enumerate() {
             let north = &bots[(i + 1) % bots.len()];
-            let mut rng = SmallRng::seed_from_u64(3);
+            let mut rng = stream(3, 0);
             // `play_game` plays through `Game::play`, which refuses illegal moves.
             let game = play_game(Position::start(&rules), south, north, &mut rng);
             assert!(game.position().is_over(), "{rules:?} {south} vs {north}");
@@ -106,7 +105,7 @@ fn ties_are_broken_at_random_so_deterministic_bots_vary_between_games() {
     // minimax against itself from the start: the opening choice varies with the seed.
     let mut openings = std::collections::BTreeSet::new();
     for seed in 0..12 {
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut rng = stream(seed, 0);
         let greedy = player("greedy", &Rules::kalah64());
         let game = play_game(
             Position::start(&Rules::kalah64()),
@@ -161,7 +160,7 @@ fn covered_positions(
     let mut bot = south.build();
     let mut covered = 0;
     for game in 0..24 {
-        let mut rng = SmallRng::seed_from_u64(game);
+        let mut rng = stream(game, 0);
         let mut pos = Position::start(&rules);
         while !pos.is_over() {
             if let Some(exact) = reference.moves(&pos) {
@@ -194,7 +193,7 @@ fn a_network_with_its_database_plays_only_optimal_moves_inside_it() {
         assert_eq!(db.max_seeds(), SMALL_DB_SEEDS, "the checkpoint's own size");
         seen.push(std::sync::Arc::clone(db));
         let mut bot = player.build();
-        let mut rng = SmallRng::seed_from_u64(7);
+        let mut rng = stream(7, 0);
         let covered = covered_positions(&player, &reference, &mut |pos, exact| {
             let mv = bot.choose(pos, &mut rng);
             assert!(
@@ -241,7 +240,7 @@ fn db_off_leaves_the_network_alone() {
         .prepare(&format!("policy:{path}:db=off").parse().unwrap(), &rules)
         .unwrap();
     let mut bot = off.build();
-    let mut rng = SmallRng::seed_from_u64(7);
+    let mut rng = stream(7, 0);
     let mut misses = 0;
     let covered = covered_positions(&off, &reference, &mut |pos, exact| {
         let mv = bot.choose(pos, &mut rng);

@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use kalaha::bots::{BotContext, BotSpec, play_game};
+use kalaha::env::rng::stream;
 use kalaha::nn::model::{ROOTS_VAR, checkpoint_roots, find_for, find_in};
 use kalaha::rules::{Position, Preset, Rules};
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
 
 use common::checkpoints::{fake, temp_root};
 
@@ -52,7 +51,7 @@ fn policy_auto_plays_the_network_of_exactly_the_rules_and_no_other() {
     for rules in [norwegian(), Rules::kalah64()] {
         let player = ctx.prepare(&spec, &rules).unwrap();
         assert_eq!(player.network().unwrap().card.rules, rules.spec());
-        let mut rng = SmallRng::seed_from_u64(1);
+        let mut rng = stream(1, 0);
         let game = play_game(Position::start(&rules), &player, &player, &mut rng);
         assert!(game.position().is_over());
     }

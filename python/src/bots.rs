@@ -5,12 +5,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kalaha::bots::{Bot, BotContext, BotSpec, game_rng};
+use kalaha::env::GameRng;
 use kalaha::rules::{Position, RulesSpec};
 use kalaha::solver::{DbSize, Detail, Solver, SolverConfig};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use rand::rngs::SmallRng;
 
 use crate::position::{move_to_py, position_from};
 use crate::rules::value_error;
@@ -35,7 +35,7 @@ pub struct PyBot {
 struct BotState {
     ctx: BotContext,
     bot: Option<(RulesSpec, Box<dyn Bot>)>,
-    rng: SmallRng,
+    rng: GameRng,
 }
 
 #[pymethods]

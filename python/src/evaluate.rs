@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use kalaha::bots::{Bot, BotSpec, Player, random_move};
+use kalaha::env::GameRng;
 use kalaha::eval::Mode;
 use kalaha::eval::run::{self, Request};
 use kalaha::rules::{Move, Position};
 use kalaha::search::best_logit;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use rand::rngs::SmallRng;
 
 use crate::rules::{rules_from, value_error};
 
@@ -76,7 +76,7 @@ impl AgentBot {
 }
 
 impl Bot for AgentBot {
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
         if !self.shared.stop.load(Ordering::Relaxed) {
             match self.ask(pos) {
                 Ok(mv) => return mv,

@@ -1,8 +1,9 @@
 //! `greedy`: the move with the best immediate gain over the whole turn.
 
-use rand::rngs::SmallRng;
+use rand::Rng;
 
 use super::{Bot, best_at_random};
+use crate::env::rng::GameRng;
 use crate::rules::{Move, Position};
 
 /// Maximises the mover's store gain minus the opponent's over the rest of its turn: captures and
@@ -32,8 +33,10 @@ fn turn_gain(pos: &Position, mv: Move) -> i32 {
     }
 }
 
-impl Bot for Greedy {
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+impl Greedy {
+    /// The move [`Bot::choose`] picks, from any generator (the pinned draws of
+    /// `train::judge::draw` and `train::heldout` use `rand`'s `SmallRng`).
+    pub fn pick(&self, pos: &Position, rng: &mut impl Rng) -> Move {
         let scored: Vec<(Move, i32)> = pos
             .legal_moves()
             .iter()
@@ -49,5 +52,11 @@ impl Bot for Greedy {
             })
             .collect();
         best_at_random(&scored, rng)
+    }
+}
+
+impl Bot for Greedy {
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
+        self.pick(pos, rng)
     }
 }

@@ -2,13 +2,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Player, Tally};
-use crate::env::rng::derive;
+use crate::env::rng::{GameRng, stream};
 use crate::rules::{Game, Position, Rules, Side};
 
 /// What to play.
@@ -44,15 +42,14 @@ pub struct MatchSummary {
     pub mean_moves: f64,
 }
 
-/// The generator for game `index` of a series seeded with `seed`: seeded with
-/// [`derive()`]`(seed, index)`, the crate's one derivation of per-item seeds. (A `SmallRng` because
-/// [`Player`]s draw from one; the seed itself is stable, the generator is `rand`'s.)
-pub fn game_rng(seed: u64, index: u64) -> SmallRng {
-    SmallRng::seed_from_u64(derive(seed, index))
+/// The generator for game `index` of a series seeded with `seed`: [`stream`]`(seed, index)`, the
+/// crate's one seeded stream.
+pub fn game_rng(seed: u64, index: u64) -> GameRng {
+    stream(seed, index)
 }
 
 /// Plays one game from `start` and returns it; `south` is the bot that starts in South's seat.
-pub fn play_game(start: Position, south: &Player, north: &Player, rng: &mut SmallRng) -> Game {
+pub fn play_game(start: Position, south: &Player, north: &Player, rng: &mut GameRng) -> Game {
     let mut bots = [south.build(), north.build()];
     let mut game = Game::from_position(start);
     while !game.position().is_over() {

@@ -1,10 +1,10 @@
 //! `mcts:N`: UCT with random-rollout simulations.
 
-use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 
 use super::Bot;
+use crate::env::rng::GameRng;
 use crate::rules::{GameResult, Move, Position, Side};
 
 /// UCT with `sims` simulations per move, each ending in a uniformly random playout.
@@ -51,8 +51,8 @@ fn rollout(mut pos: Position, rng: &mut impl Rng) -> GameResult {
 }
 
 impl Bot for Mcts {
-    fn choose(&mut self, root: &Position, rng: &mut SmallRng) -> Move {
-        let new_node = |pos: Position, parent: usize, mover: Side, rng: &mut SmallRng| {
+    fn choose(&mut self, root: &Position, rng: &mut GameRng) -> Move {
+        let new_node = |pos: Position, parent: usize, mover: Side, rng: &mut GameRng| {
             let mut untried: Vec<Move> = pos.legal_moves().iter().collect();
             untried.shuffle(rng);
             Node {

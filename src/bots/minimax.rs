@@ -1,9 +1,10 @@
 //! `minimax:D`: alpha-beta search to a fixed depth on the store difference.
 
-use rand::rngs::SmallRng;
+use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::Bot;
+use crate::env::rng::GameRng;
 use crate::rules::{Move, Position};
 
 /// Alpha-beta to `depth` moves (each sowing is one move; an extra turn is searched as the same
@@ -87,8 +88,10 @@ impl Minimax {
     }
 }
 
-impl Bot for Minimax {
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+impl Minimax {
+    /// The move [`Bot::choose`] picks, from any generator (the pinned draws of
+    /// `train::judge::draw` and `train::heldout` use `rand`'s `SmallRng`).
+    pub fn pick(&self, pos: &Position, rng: &mut impl Rng) -> Move {
         let mut moves: Vec<Move> = pos.legal_moves().iter().collect();
         moves.shuffle(rng);
         // The first strictly best move in a random order is uniform among the equally best.
@@ -100,5 +103,11 @@ impl Bot for Minimax {
             }
         }
         best.0
+    }
+}
+
+impl Bot for Minimax {
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
+        self.pick(pos, rng)
     }
 }

@@ -23,9 +23,9 @@ pub mod view;
 use std::fmt;
 use std::str::FromStr;
 
-use rand::rngs::SmallRng;
 use rand::{Rng, RngExt};
 
+use crate::env::rng::GameRng;
 use crate::rules::{Move, Position};
 
 pub use greedy::Greedy;
@@ -40,7 +40,7 @@ pub use view::{BotView, MoveView, NetworkView};
 /// A player: picks a legal move in any position that is not over.
 pub trait Bot: Send {
     /// Picks a move; `rng` breaks ties and drives any randomness, so the same seed replays a game.
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move;
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move;
 }
 
 /// Plays uniformly at random among the legal moves.
@@ -48,7 +48,7 @@ pub trait Bot: Send {
 pub struct RandomBot;
 
 impl Bot for RandomBot {
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
         random_move(pos, rng)
     }
 }
@@ -62,9 +62,9 @@ pub fn random_move(pos: &Position, rng: &mut impl Rng) -> Move {
 /// With chance `greedy_share` the greedy bot's move, else a uniformly random legal move: the
 /// move of the random-and-greedy games that training and judging draw positions from.
 /// Precondition: the game is not over.
-pub fn greedy_or_random(pos: &Position, greedy_share: f64, rng: &mut SmallRng) -> Move {
+pub fn greedy_or_random(pos: &Position, greedy_share: f64, rng: &mut impl Rng) -> Move {
     if rng.random::<f64>() < greedy_share {
-        Greedy.choose(pos, rng)
+        Greedy.pick(pos, rng)
     } else {
         random_move(pos, rng)
     }

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use burn::prelude::*;
 use rand::RngExt;
-use rand::rngs::SmallRng;
 
 use super::Bot;
+use crate::env::rng::GameRng;
 use crate::nn::NetEvaluator;
 use crate::nn::model::Model;
 use crate::rules::{Move, Position};
@@ -77,7 +77,7 @@ pub fn logits(ev: &mut dyn Evaluator, pos: &Position) -> Vec<f32> {
 }
 
 impl Bot for PolicyBot {
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
         let pits = pos.rules().pits();
         if let Some(o) = self.oracle.as_deref()
             && o.covers(pos)

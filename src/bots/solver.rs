@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use rand::RngExt;
-use rand::rngs::SmallRng;
 
 use super::Bot;
+use crate::env::rng::GameRng;
 use crate::rules::{Move, Position};
 use crate::solver::{Detail, Solver, SolverConfig};
 
@@ -36,7 +36,7 @@ impl SolverBot {
 }
 
 impl Bot for SolverBot {
-    fn choose(&mut self, pos: &Position, rng: &mut SmallRng) -> Move {
+    fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
         debug_assert_eq!(self.solver.rules(), pos.rules(), "a solver of other rules");
         let analysis = self.solver.analyse_with(pos, None, Detail::Optimal, None);
         let best = analysis.best();

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use super::{RuleArgs, emit, emit_json};
 use crate::bench::bench_rules;
 use crate::env::bench::{EnvBenchSpec, bench_env};
+use crate::env::rng::stream;
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
@@ -173,7 +174,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             let rules = a.rules.rules()?;
             let t = &a.timing;
             t.check()?;
-            let r = bench_rules(&rules, t.runs, t.seconds, t.seed);
+            let r = bench_rules(&rules, t.runs, t.seconds, &mut stream(t.seed, 0));
             if t.json {
                 emit_json(&r)
             } else {

@@ -1,10 +1,22 @@
 //! The crate's one seeded random stream: SplitMix64, seeded from a `(seed, index)` pair.
 //!
+//! Every layer draws from it: the environment, the search, the bots (`Bot::choose` takes a
+//! `&mut GameRng`), matches, evaluation and openings, play and the server, training (self-play,
+//! labelled positions, batches), the benchmarks (`bench`, a layer below this one, is handed a
+//! stream), the Python bindings and the tests.
+//!
 //! [`stream`]`(seed, i)` is the `i`-th stream of `seed`: the environment's game `i`, a search's
 //! root `i`, a match's game `i`. Each stream depends only on the seed and its own index, never on
 //! how work is split between threads, and streams of different indices (or seeds) are unrelated.
 //! [`derive()`]`(seed, i)` is the first output of that stream, for callers that need a `u64` seed
 //! (to seed another generator, or to derive again one level down).
+//!
+//! Pinned exceptions, which still draw from `rand::rngs::SmallRng` because they redraw committed
+//! or cached data that must come out exactly as it was drawn: the held-out sets
+//! (`train::heldout`, seeded by [`pinned_heldout_seed`], checked by their checksums) and the judge
+//! sets (`train::judge::draw`, the committed sets in `checkpoints/judge`, whose draw the judge-like
+//! held-out set shares). The bots' moves in those draws come from `Greedy::pick` and
+//! `Minimax::pick`, generic over the generator, so they draw exactly what they drew before.
 //!
 //! The algorithm is fixed here, unlike `rand::rngs::SmallRng` (whose algorithm, and whose
 //! `seed_from_u64`, may change between releases of `rand`), so a seed gives the same draws on every

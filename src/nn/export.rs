@@ -254,15 +254,15 @@ pub struct Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::env::rng::stream;
     use crate::rules::{Position, Rules};
-    use rand::rngs::SmallRng;
-    use rand::{RngExt, SeedableRng};
+    use rand::RngExt;
 
     /// Positions of random games under `rules`, every ply of each.
     fn positions(rules: &Rules, games: u64) -> Vec<Position> {
         let mut out = Vec::new();
         for g in 0..games {
-            let mut rng = SmallRng::seed_from_u64(g);
+            let mut rng = stream(g, 0);
             let mut pos = Position::start(rules);
             while !pos.is_over() {
                 out.push(pos);

@@ -14,9 +14,8 @@ pub mod tui;
 
 use std::time::Duration;
 
-use rand::rngs::SmallRng;
-
 use crate::bots::{Bot, BotSpec, Player, game_rng};
+use crate::env::rng::GameRng;
 use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side, parse_move};
 use crate::solver::{Solver, SolverConfig};
 
@@ -68,7 +67,7 @@ pub struct Session {
     /// The opponent, unless practising.
     pub opponent: Option<Player>,
     bot: Option<Box<dyn Bot>>,
-    rng: SmallRng,
+    rng: GameRng,
     seed: u64,
     games: u64,
     hints: Option<Solver>,

@@ -17,11 +17,11 @@
 //! moves that lose by less, so its improved policy keeps a signal (Kalah(6,4) is a first-player
 //! win: a value alone goes flat for North).
 
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::env::rng::{GameRng, stream};
 use crate::rules::{Move, Position, Side};
 
 /// Most actions a position can have: [`crate::rules::MAX_PITS`] pits and the pie answer.
@@ -204,7 +204,7 @@ struct Node {
 struct Tree {
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    rng: SmallRng,
+    rng: GameRng,
     gumbel: [f32; MAX_ACTIONS],
     /// Root edges still in the running (indexes into the root's edges).
     remaining: Vec<usize>,
@@ -263,7 +263,7 @@ impl Tree {
         Tree {
             nodes: vec![new_node(root)],
             edges: Vec::new(),
-            rng: SmallRng::seed_from_u64(seed),
+            rng: stream(seed, 0),
             gumbel: [0.0; MAX_ACTIONS],
             remaining: Vec::new(),
             queue: Vec::new(),

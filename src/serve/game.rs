@@ -6,13 +6,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rand::RngExt;
-use rand::rngs::SmallRng;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::jobs::{Cancel, Watch, flag};
 use crate::bots::{Bot, game_rng};
+use crate::env::rng::GameRng;
 use crate::play::Level;
 use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side};
 use crate::solver::{Detail, Solver};
@@ -44,7 +44,7 @@ pub struct GameState {
     /// Practice: the person plays both sides.
     pub practice: bool,
     opponent: Opponent,
-    rng: SmallRng,
+    rng: GameRng,
     /// Set when the game is deleted or dropped from the store: its jobs stop.
     abandoned: Arc<AtomicBool>,
     /// Set (and replaced by a new flag) whenever the game changes: the hints and reviews asked
@@ -469,7 +469,7 @@ pub fn perfect_move(
     solver: &Solver,
     pos: &Position,
     limit: Duration,
-    rng: &mut SmallRng,
+    rng: &mut GameRng,
     cancel: &[&AtomicBool],
 ) -> Move {
     let a = solver.analyse_cancellable(pos, Some(limit), Detail::Optimal, None, cancel);

@@ -4,12 +4,12 @@
 
 use std::time::Instant;
 
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use serde::Serialize;
 
 use super::analyse::Solver;
 use super::endgame::{Endgame, MAX_DB_SEEDS, entries};
+use crate::env::rng::stream;
 use crate::rules::{Position, Rules};
 
 /// Positions `from..=to` moves into uniformly random games (games that end sooner are replayed).
@@ -20,7 +20,7 @@ pub fn midgame_positions(
     to: usize,
     seed: u64,
 ) -> Vec<Position> {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut rng = stream(seed, 0);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         let plies = rng.random_range(from..=to);

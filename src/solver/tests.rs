@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 
 use super::bench::midgame_positions;
 use super::endgame::{DbSource, Endgame, entries};
@@ -107,7 +106,7 @@ fn small_boards_from_the_start_equal_plain_negamax_under_every_option() {
 
 #[test]
 fn positions_of_larger_boards_equal_plain_negamax() {
-    let mut rng = SmallRng::seed_from_u64(7);
+    let mut rng = crate::env::rng::stream(7, 0);
     for (m, n) in [(3, 2), (3, 3)] {
         for rules in all_rules(m, n) {
             if rng.random_range(0..4) != 0 {
@@ -327,7 +326,7 @@ fn the_table_fills_the_budget_up_to_what_the_game_needs() {
 #[test]
 fn value_only_optimal_and_every_analyses_agree_with_plain_negamax() {
     use super::Detail;
-    let mut rng = SmallRng::seed_from_u64(11);
+    let mut rng = crate::env::rng::stream(11, 0);
     for rules in all_rules(3, 2) {
         let positions = midgame_positions(&rules, 3, 2, 8, rng.random_range(0..1000));
         for cfg in configs(6) {

@@ -4,9 +4,8 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use rand::rngs::SmallRng;
-
 use crate::bots::{Bot, Player, Tally, game_rng};
+use crate::env::rng::GameRng;
 use crate::rules::{Move, Position, Rules, Side};
 use crate::search::{Evaluator, greedy_actions};
 
@@ -41,7 +40,7 @@ struct EvalGame {
     /// The seat the network sits in now (a pie swap moves it).
     net_seat: Side,
     opponent: Box<dyn Bot>,
-    rng: SmallRng,
+    rng: GameRng,
 }
 
 /// Plays `games` games per opponent and seat; the network picks its moves through `evaluator`.

@@ -70,7 +70,8 @@ impl HeldoutKind {
         }
     }
 
-    /// One drawn position (not yet checked against the database), if the draw gave one.
+    /// One drawn position (not yet checked against the database), if the draw gave one. Pinned
+    /// to `SmallRng` (see [`pinned_heldout_seed`]).
     fn draw(self, rules: &Rules, rng: &mut SmallRng) -> Option<Position> {
         match self {
             HeldoutKind::Train => {
@@ -171,7 +172,8 @@ impl HeldoutSet {
         let drawn: Vec<Vec<(Position, i16, [i16; MAX_ACTIONS])>> = (0..chunks)
             .into_par_iter()
             .map(|c| {
-                // Pinned: the cached sets were drawn with these seeds.
+                // Pinned (seed and `SmallRng`, not `GameRng`): the cached sets, named by their
+                // checksums, were drawn with these and must be drawn again exactly.
                 let mut rng = SmallRng::seed_from_u64(pinned_heldout_seed(kind.seed(), c as u64));
                 let want = CHUNK.min(n - c * CHUNK);
                 let mut out = Vec::with_capacity(want);

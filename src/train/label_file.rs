@@ -9,8 +9,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use serde::Deserialize;
 
 use super::selfplay::Replay;
@@ -106,7 +105,7 @@ impl LabelFile {
     /// `n` training positions drawn uniformly (with replacement, from `seed`) into `replay`, their
     /// policy targets at `temperature` as the database's labelled positions have them.
     pub fn generate(&self, n: usize, replay: &mut Replay, seed: u64, temperature: f32) -> usize {
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut rng = crate::env::rng::stream(seed, 0);
         for _ in 0..n {
             let (pos, exact) = &self.train[rng.random_range(0..self.train.len())];
             let total = pos.rules().total_seeds();
@@ -169,7 +168,7 @@ mod tests {
     fn write(dir: &Path, n: u64) -> (Rules, std::path::PathBuf) {
         let rules = Rules::new(4, 3).unwrap();
         let solver = Solver::new(&rules, &SolverConfig::default()).unwrap();
-        let mut rng = SmallRng::seed_from_u64(3);
+        let mut rng = crate::env::rng::stream(3, 0);
         let mut out = String::new();
         let mut i = 0;
         while i < n {

@@ -9,14 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, RngExt};
 use rayon::prelude::*;
 
 use super::config::LabelDraw;
 use super::selfplay::{Replay, Sample, SelfPlayStats, exact_lost, exact_policy};
-use crate::bots::{Bot, Minimax, greedy_or_random, random_move};
-use crate::env::rng::derive;
+use crate::bots::{Minimax, greedy_or_random, random_move};
+use crate::env::rng::{GameRng, derive, stream};
 use crate::rules::{Position, Rules};
 use crate::solver::{EndgameOracle, ExactMoves, Solver};
 
@@ -48,7 +47,7 @@ const JUDGE_MINIMAX_DEPTH: u32 = 2;
 /// mixed (two in three) or of minimax after 2 to 6 random moves, every position from the first
 /// with at most `db_seeds` seeds on the board to [`JUDGE_PLIES`] plies later, not over, with two
 /// legal moves at least.
-pub(crate) fn judge_like_game(rules: &Rules, rng: &mut SmallRng, db_seeds: u32) -> Vec<Position> {
+pub(crate) fn judge_like_game(rules: &Rules, rng: &mut GameRng, db_seeds: u32) -> Vec<Position> {
     let mut pos = Position::start(rules);
     let minimax = rng.random_range(0..3) == 0;
     let (random_plies, greedy) = if minimax {
@@ -56,7 +55,7 @@ pub(crate) fn judge_like_game(rules: &Rules, rng: &mut SmallRng, db_seeds: u32) 
     } else {
         (0, rng.random::<f64>())
     };
-    let mut bot = Minimax::new(JUDGE_MINIMAX_DEPTH);
+    let bot = Minimax::new(JUDGE_MINIMAX_DEPTH);
     let (mut ply, mut entered) = (0u32, None);
     let mut out = Vec::new();
     while !pos.is_over() {
@@ -74,7 +73,7 @@ pub(crate) fn judge_like_game(rules: &Rules, rng: &mut SmallRng, db_seeds: u32) 
         let mv = if ply < random_plies {
             random_move(&pos, rng)
         } else if minimax {
-            bot.choose(&pos, rng)
+            bot.pick(&pos, rng)
         } else {
             greedy_or_random(&pos, greedy, rng)
         };
@@ -84,8 +83,9 @@ pub(crate) fn judge_like_game(rules: &Rules, rng: &mut SmallRng, db_seeds: u32) 
     out
 }
 
-/// A position `plies` random-and-greedy moves into a game (fewer if it ends), not over.
-pub(crate) fn draw(rules: &Rules, rng: &mut SmallRng, max_plies: u32) -> Option<Position> {
+/// A position `plies` random-and-greedy moves into a game (fewer if it ends), not over. Generic
+/// over the generator: the pinned held-out draw (`train::heldout`) calls it with `SmallRng`.
+pub(crate) fn draw(rules: &Rules, rng: &mut impl Rng, max_plies: u32) -> Option<Position> {
     let mut pos = Position::start(rules);
     let target = rng.random_range(0..max_plies);
     let greedy: f64 = rng.random();
@@ -156,7 +156,7 @@ impl Labeller {
 
     /// One labelled position of a random and greedy game stopped at a uniform ply (after up to 64
     /// tries), if one was found.
-    fn draw_games(&self, rng: &mut SmallRng, max_plies: u32, total: u32) -> Option<Sample> {
+    fn draw_games(&self, rng: &mut GameRng, max_plies: u32, total: u32) -> Option<Sample> {
         for _ in 0..64 {
             let Some(pos) = draw(&self.rules, rng, max_plies) else {
                 continue;
@@ -186,7 +186,7 @@ impl Labeller {
     }
 
     /// The labelled positions of one game drawn as [`LabelDraw::Judge`] says.
-    fn draw_judge_like(&self, rng: &mut SmallRng, total: u32) -> Vec<Sample> {
+    fn draw_judge_like(&self, rng: &mut GameRng, total: u32) -> Vec<Sample> {
         judge_like_game(&self.rules, rng, self.oracle.max_seeds())
             .into_iter()
             .filter_map(|pos| {
@@ -221,7 +221,7 @@ impl Labeller {
             let drawn: Vec<Vec<Sample>> = (0..tasks)
                 .into_par_iter()
                 .map(|k| {
-                    let mut rng = SmallRng::seed_from_u64(derive(round_seed, k as u64));
+                    let mut rng = stream(round_seed, k as u64);
                     match self.draw {
                         LabelDraw::Games => self
                             .draw_games(&mut rng, max_plies, total)

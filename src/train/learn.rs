@@ -3,14 +3,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::selfplay::Sample;
+use super::{Losses, Trainer, config};
+use crate::env::rng::stream;
 use burn::optim::GradientsParams;
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
-
-use super::selfplay::Sample;
-use super::{Losses, Trainer, config};
 
 impl Trainer {
     /// The learning rate at gradient step `step`: linear warm-up, then cosine decay to `lr_min`.
@@ -34,7 +32,7 @@ impl Trainer {
         if self.replay.len() < self.cfg.replay.min_size.max(1) {
             return (losses, 0);
         }
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut rng = stream(seed, 0);
         for _ in 0..self.cfg.optim.steps_per_iteration {
             if stop.load(Ordering::Relaxed) {
                 break;

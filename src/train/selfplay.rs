@@ -18,7 +18,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::RngExt;
-use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
 
 use super::config::SelfPlayConfig;
@@ -98,7 +97,7 @@ impl Replay {
     }
 
     /// `n` samples drawn uniformly with replacement.
-    pub fn batch(&self, n: usize, rng: &mut SmallRng) -> Vec<Sample> {
+    pub fn batch(&self, n: usize, rng: &mut GameRng) -> Vec<Sample> {
         (0..n)
             .map(|_| self.samples[rng.random_range(0..self.samples.len())])
             .collect()
@@ -637,7 +636,7 @@ mod tests {
         );
         assert!(st.games > 0);
         assert!(replay.len() as u64 <= st.positions);
-        let s = replay.batch(50, &mut rand::SeedableRng::seed_from_u64(2));
+        let s = replay.batch(50, &mut stream(2, 0));
         for x in s {
             assert!(x.value == 1.0 || x.value == -1.0 || x.value == 0.0);
             // The value target and the margin target agree in sign.

@@ -253,6 +253,28 @@ mod tests {
         std::fs::remove_dir_all(&legacy).unwrap();
     }
 
+    /// The draw is pinned (`rand`'s `SmallRng`, see `draw`): the committed Kalah(6,4) set is drawn
+    /// again position for position, so deleting its file would solve the same set again.
+    #[test]
+    fn the_committed_judge_set_is_drawn_again_exactly() {
+        let rules = Rules::kalah64();
+        let name = "judge2-6x4-standard-owner-immediate-piefalse-1200-2026.json";
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("checkpoints/judge")
+            .join(name);
+        let f: JudgeFile = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let cached: Vec<(String, Source, u32)> = f
+            .positions
+            .into_iter()
+            .map(|j| (j.position, j.source, j.ply))
+            .collect();
+        let drawn: Vec<(String, Source, u32)> = draw_set(&rules, 1200, JUDGE_SEED)
+            .into_iter()
+            .map(|(p, s, ply)| (p.to_string(), s, ply))
+            .collect();
+        assert_eq!(drawn, cached);
+    }
+
     /// A cache file of this set that is damaged or holds another set is an error naming the
     /// file and the way out, left as it is; a set of other settings is another file.
     #[test]

@@ -1,11 +1,15 @@
 //! Drawing the judge set: positions from the three sources (mixed, minimax, endgame) from one
 //! seeded stream, and under the pie rule every decision of the opening, enumerated.
+//!
+//! Pinned to `rand`'s `SmallRng`, not [`GameRng`](crate::env::rng::GameRng): the committed judge
+//! sets (checkpoints/judge) and the cached judge-like held-out sets (`train::heldout`, through
+//! [`draw_any`]) were drawn with it and must be drawn again exactly.
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use super::{DB_REPORT_SEEDS, Source};
-use crate::bots::{Bot, Minimax, greedy_or_random, random_move};
+use crate::bots::{Minimax, greedy_or_random, random_move};
 use crate::rules::{Position, Rules};
 
 /// Most seeds on the board of a judged position drawn from a game of `rules`: any position in
@@ -47,13 +51,13 @@ fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Positi
         Source::Minimax => {
             let (random, target) = (rng.random_range(2..=6), rng.random_range(4..40));
             let mut pos = Position::start(rules);
-            let mut bot = Minimax::new(4);
+            let bot = Minimax::new(4);
             let (mut ply, cap) = (0, deep_enough(rules));
             while !pos.is_over() && (ply < target || pos.board_seeds() > cap) {
                 let mv = if ply < random {
                     random_move(&pos, rng)
                 } else {
-                    bot.choose(&pos, rng)
+                    bot.pick(&pos, rng)
                 };
                 pos.play(mv).expect("bots play legal moves");
                 ply += 1;
@@ -77,6 +81,7 @@ fn draw_one(rules: &Rules, source: Source, rng: &mut SmallRng) -> Option<(Positi
 
 /// One position from a source drawn at random among the three (mixed, minimax, endgame), as the
 /// judge set draws them: the held-out sets' judge-like draw.
+/// Pinned to `SmallRng`: the cached judge-like held-out sets were drawn with it.
 pub(crate) fn draw_any(rules: &Rules, rng: &mut SmallRng) -> Option<Position> {
     let sources = [Source::Mixed, Source::Minimax, Source::Endgame];
     let source = sources[rng.random_range(0..3)];
@@ -119,6 +124,7 @@ pub(super) fn draw_set(rules: &Rules, n: usize, seed: u64) -> Vec<(Position, Sou
 
 /// `n` positions, a third from each source.
 fn draw_positions(rules: &Rules, n: usize, seed: u64) -> Vec<(Position, Source, u32)> {
+    // Pinned to `SmallRng`: the committed judge sets (checkpoints/judge) were drawn with it.
     let mut rng = SmallRng::seed_from_u64(seed);
     let sources = [Source::Mixed, Source::Minimax, Source::Endgame];
     let mut out = Vec::with_capacity(n);
