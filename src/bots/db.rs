@@ -1,6 +1,6 @@
 //! The endgame database a network player consults: which size (the one its checkpoint was trained
-//! with, else a default that suits the rules) and loading it from the solver's cache, built there
-//! the first time.
+//! with, at most a default that suits the rules) and loading it from the solver's cache, built
+//! there the first time.
 
 use std::sync::Arc;
 
@@ -17,22 +17,23 @@ pub const DEFAULT_DB_SEEDS: u32 = 18;
 /// The most seeds in a game that [`DEFAULT_DB_SEEDS`] is the default for.
 pub const SMALL_GAME_SEEDS: u32 = 48;
 
-/// Seeds on the board of the database a network player of `rules` consults (0: none):
-/// `recorded`, the checkpoint's own `selfplay.endgame_db_seeds`, if its sidecar has it; else
-/// [`DEFAULT_DB_SEEDS`] in games of at most [`SMALL_GAME_SEEDS`] seeds, else (and never more
-/// than) the size the solver bots' solver picks ([`crate::solver::DbSize::Auto`] within
-/// [`BOT_MEMORY_MB`]). Never more than the seeds in the game.
+/// Seeds on the board of the database a network player of `rules` consults (0: none): the size a
+/// player picks by default, [`DEFAULT_DB_SEEDS`] in games of at most [`SMALL_GAME_SEEDS`] seeds,
+/// else (and never more than) the size the solver bots' solver picks
+/// ([`crate::solver::DbSize::Auto`] within [`BOT_MEMORY_MB`]); or `recorded`, the checkpoint's
+/// own `selfplay.endgame_db_seeds`, where its sidecar has one and it is smaller. A network trained
+/// with a larger database (the children's game's, 24 seeds: 1.25 GB, minutes to build) plays with
+/// the default one, so that no player builds more than that on first use. Never more than the
+/// seeds in the game.
 pub fn db_seeds(recorded: Option<u32>, rules: &Rules) -> u32 {
     let total = rules.total_seeds();
-    let seeds = recorded.unwrap_or_else(|| {
-        let auto = auto_db_seeds_for(rules, BOT_MEMORY_MB).unwrap_or(0);
-        if total <= SMALL_GAME_SEEDS {
-            auto.min(DEFAULT_DB_SEEDS)
-        } else {
-            auto
-        }
-    });
-    seeds.min(total)
+    let auto = auto_db_seeds_for(rules, BOT_MEMORY_MB).unwrap_or(0);
+    let default = if total <= SMALL_GAME_SEEDS {
+        auto.min(DEFAULT_DB_SEEDS)
+    } else {
+        auto
+    };
+    recorded.unwrap_or(default).min(default).min(total)
 }
 
 /// Boards from which a database build is worth a line on stderr: smaller ones build in well
@@ -74,9 +75,11 @@ mod tests {
     use crate::rules::Preset;
 
     #[test]
-    fn the_recorded_size_wins_else_eighteen_in_small_games() {
+    fn the_recorded_size_wins_up_to_eighteen_in_small_games() {
         let k64 = Rules::kalah64();
         assert_eq!(db_seeds(Some(12), &k64), 12);
+        // A network trained with a larger database plays with the default one.
+        assert_eq!(db_seeds(Some(24), &Preset::Children.rules()), 18);
         assert_eq!(db_seeds(Some(0), &k64), 0);
         assert_eq!(db_seeds(None, &k64), 18);
         // Never more than the game holds.
