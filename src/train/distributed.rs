@@ -118,8 +118,7 @@ impl Worker {
         let device = device(&cfg.run.device)?;
         let (db, labeller) = data_sources(&cfg, &rules)?;
         let oracle = db.filter(|_| cfg.selfplay.labels != super::config::Labels::Exact);
-        let workers = crate::env::rng::derive(cfg.run.seed, super::run_stream::WORKERS);
-        let seed = crate::env::rng::derive(workers, id as u64);
+        let seed = super::run_stream::nth(cfg.run.seed, super::run_stream::WORKERS, id as u64);
         let selfplay = SelfPlay::new(
             &rules,
             cfg.selfplay.games,

@@ -3,12 +3,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::selfplay::Sample;
-use super::{Losses, Trainer, config};
-use crate::env::rng::stream;
 use burn::optim::GradientsParams;
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
+
+use super::selfplay::Sample;
+use super::{Losses, Trainer, config};
+use crate::env::rng::stream;
 
 impl Trainer {
     /// The learning rate at gradient step `step`: linear warm-up, then cosine decay to `lr_min`.

@@ -170,7 +170,7 @@ impl Trainer {
     /// The seed of the next iteration's random streams.
     fn iteration_seed(&self) -> u64 {
         let it = self.meta.iteration + 1;
-        derive(derive(self.cfg.run.seed, run_stream::ITERATIONS), it as u64)
+        run_stream::nth(self.cfg.run.seed, run_stream::ITERATIONS, it as u64)
     }
 
     /// Ends an iteration whose new samples are in the replay buffer (`st` counts them, made with
@@ -228,7 +228,7 @@ impl Trainer {
         self.meta.positions += st.positions;
         self.meta.games += st.games;
         let t = Instant::now();
-        let (losses, steps) = self.learn(seed, stop);
+        let (losses, steps) = self.learn(derive(seed, iteration_stream::LEARN), stop);
         let train_secs = t.elapsed().as_secs_f64().max(1e-9);
         self.meta.iteration += 1;
         let it = self.meta.iteration;
@@ -320,6 +320,13 @@ pub(crate) mod run_stream {
     pub const SELFPLAY_START: u64 = 2;
     /// Distributed worker `w`'s seed: `derive(derive(run.seed, WORKERS), w)`.
     pub const WORKERS: u64 = 3;
+
+    /// The `k`-th seed of purpose `purpose` of a run seeded with `run_seed`:
+    /// `derive(derive(run_seed, purpose), k)`.
+    pub fn nth(run_seed: u64, purpose: u64, k: u64) -> u64 {
+        use crate::env::rng::derive;
+        derive(derive(run_seed, purpose), k)
+    }
 }
 
 /// The streams of an iteration's seed, one index per purpose.
@@ -330,6 +337,8 @@ mod iteration_stream {
     pub const LABELS: u64 = 1;
     /// Positions drawn from the label file.
     pub const LABEL_FILE: u64 = 2;
+    /// The gradient steps' batches.
+    pub const LEARN: u64 = 3;
 }
 
 /// Plays `selfplay.positions_per_iteration` new positions into `replay` as a config asks:

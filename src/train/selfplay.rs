@@ -216,8 +216,10 @@ impl SelfPlay {
         oracle: Option<Arc<EndgameOracle>>,
         targets: Targets,
     ) -> anyhow::Result<SelfPlay> {
-        let env = VecEnv::new(*rules, games, seed)?;
-        let mut rng = stream(seed, 0);
+        // Stream 0 of the seed seeds the games (each its own stream of it), stream 1 draws their
+        // random openings.
+        let env = VecEnv::new(*rules, games, derive(seed, 0))?;
+        let mut rng = stream(seed, 1);
         let opening_left = (0..games)
             .map(|_| rng.random_range(0..=opening_moves))
             .collect();

@@ -44,8 +44,9 @@ impl Trainer {
                 &rules,
                 cfg.selfplay.games,
                 cfg.selfplay.opening_random_moves,
-                crate::env::rng::derive(
-                    crate::env::rng::derive(cfg.run.seed, super::run_stream::SELFPLAY_START),
+                super::run_stream::nth(
+                    cfg.run.seed,
+                    super::run_stream::SELFPLAY_START,
                     start.meta.iteration as u64,
                 ),
                 oracle,
