@@ -260,3 +260,31 @@ fn db_off_leaves_the_network_alone() {
     assert!(player.endgame_db().is_none());
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[cfg(feature = "train")]
+#[test]
+fn db_n_picks_the_database_size_and_refuses_more_seeds_than_the_game_holds() {
+    let rules = small_rules();
+    let root = common::checkpoints::temp_root("db-n");
+    let path = small_network(&root, SMALL_DB_SEEDS);
+    let mut ctx = BotContext::new();
+    // A smaller database than the checkpoint's, and a larger one (a network trained with none
+    // still plays with the one asked for).
+    let none = small_network(&root, 0);
+    for (spec, seeds) in [
+        (format!("policy:{path}:8:db=6"), 6),
+        (format!("policy:{path}:db=12"), 12),
+        (format!("policy:{none}:8:db=12"), 12),
+    ] {
+        let player = ctx.prepare(&spec.parse().unwrap(), &rules).unwrap();
+        assert_eq!(player.endgame_db().unwrap().max_seeds(), seeds, "{spec}");
+        assert_eq!(player.to_string(), spec);
+    }
+    // Kalah(4,3) holds 24 seeds.
+    let e = ctx
+        .prepare(&format!("policy:{path}:db=25").parse().unwrap(), &rules)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(format!("{e:#}").contains("has only 24 seeds"), "{e:#}");
+    std::fs::remove_dir_all(&root).unwrap();
+}

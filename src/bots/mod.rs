@@ -105,8 +105,9 @@ pub enum BotSpec {
     /// several) and are solved leaves of the search; the database is the one the checkpoint was
     /// trained with (see [`BotContext::endgame_db`]). Options after it, in any order:
     /// `:margin=W` (with SIMS: the search's utility `(1 - W) * value + W * margin` instead of the
-    /// checkpoint's) and `:db=off` (no database: the network and its search alone), e.g.
-    /// `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network
+    /// checkpoint's), `:db=off` (no database: the network and its search alone) and `:db=N` (the
+    /// database of N seeds on the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on
+    /// first use), e.g. `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network
     /// trained for exactly the rules the bot is prepared for, wherever
     /// [`crate::nn::model::find_for`] finds it.
     #[cfg(feature = "train")]
@@ -117,9 +118,22 @@ pub enum BotSpec {
         sims: Option<u32>,
         /// Margin weight in thousandths.
         margin: Option<u16>,
-        /// Whether the endgame database answers the positions it covers (`:db=off`: no).
-        db: bool,
+        /// The endgame database that answers the positions it covers (`:db=off`: none).
+        db: PlayDb,
     },
+}
+
+/// The endgame database a `policy:` bot consults: the `:db=` option.
+#[cfg(feature = "train")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayDb {
+    /// `db=off`: none; the network and its search alone.
+    Off,
+    /// `db=on`, the default: the checkpoint's own, at most the rules' default
+    /// ([`db::db_seeds`]).
+    Default,
+    /// `db=N`: the database of N seeds on the board.
+    Seeds(u32),
 }
 
 /// The path of `policy:auto`: the network found for the rules (`./auto` names a folder so
@@ -212,14 +226,22 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                 .is_some(),
             "db" => db
                 .replace(match value {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(bad(format!("db={value}: expected db=off or db=on"))),
+                    "on" => PlayDb::Default,
+                    "off" => PlayDb::Off,
+                    n => match n.parse::<u32>() {
+                        Ok(n) if (1..=MAX_PLAY_DB_SEEDS).contains(&n) => PlayDb::Seeds(n),
+                        _ => {
+                            return Err(bad(format!(
+                                "db={value}: expected db=off, db=on or db=N with N seeds on the \
+                                 board, 1 to {MAX_PLAY_DB_SEEDS}"
+                            )));
+                        }
+                    },
                 })
                 .is_some(),
             _ => {
                 return Err(bad(format!(
-                    "unknown option '{key}' (expected margin=W or db=off)"
+                    "unknown option '{key}' (expected margin=W, db=off or db=N)"
                 )));
             }
         };
@@ -262,9 +284,14 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         path: path.to_string(),
         sims,
         margin,
-        db: db.unwrap_or(true),
+        db: db.unwrap_or(PlayDb::Default),
     })
 }
+
+/// The largest `db=N` a name may ask for (what fits in memory is checked when the bot is
+/// prepared).
+#[cfg(feature = "train")]
+pub const MAX_PLAY_DB_SEEDS: u32 = 64;
 
 impl fmt::Display for BotSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -289,8 +316,10 @@ impl fmt::Display for BotSpec {
                 if let Some(w) = margin {
                     write!(f, ":margin={}", *w as f32 / 1000.0)?;
                 }
-                if !db {
-                    f.write_str(":db=off")?;
+                match db {
+                    PlayDb::Off => f.write_str(":db=off")?,
+                    PlayDb::Seeds(n) => write!(f, ":db={n}")?,
+                    PlayDb::Default => {}
                 }
                 Ok(())
             }
@@ -329,17 +358,22 @@ mod tests {
             margin,
             db,
         };
-        assert_eq!(p("policy:ck/run"), spec(None, None, true));
-        assert_eq!(p("policy:ck/run:db=off"), spec(None, None, false));
-        assert_eq!(p("policy:ck/run:64:db=off"), spec(Some(64), None, false));
-        assert_eq!(p("policy:ck/run:64:db=on"), spec(Some(64), None, true));
+        let (on, off) = (PlayDb::Default, PlayDb::Off);
+        assert_eq!(p("policy:ck/run"), spec(None, None, on));
+        assert_eq!(p("policy:ck/run:db=off"), spec(None, None, off));
+        assert_eq!(p("policy:ck/run:64:db=off"), spec(Some(64), None, off));
+        assert_eq!(p("policy:ck/run:64:db=on"), spec(Some(64), None, on));
+        assert_eq!(
+            p("policy:ck/run:64:db=24"),
+            spec(Some(64), None, PlayDb::Seeds(24))
+        );
         assert_eq!(
             p("policy:ck/run:64:margin=0.5:db=off"),
-            spec(Some(64), Some(500), false)
+            spec(Some(64), Some(500), off)
         );
         assert_eq!(
             p("policy:ck/run:64:db=off:margin=0.5"),
-            spec(Some(64), Some(500), false)
+            spec(Some(64), Some(500), off)
         );
         for s in [
             "policy:ck/run",
@@ -349,6 +383,8 @@ mod tests {
             "policy:ck/run:64:margin=0.5",
             "policy:ck/run:64:margin=0.5:db=off",
             "policy:auto:16:db=off",
+            "policy:ck/run:64:db=24",
+            "policy:ck/run:db=12",
         ] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
@@ -361,8 +397,10 @@ mod tests {
     #[test]
     fn bad_network_options_name_the_problem() {
         let e = |s: &str| s.parse::<BotSpec>().unwrap_err().to_string();
-        assert!(e("policy:ck:64:db=no").contains("expected db=off or db=on"));
-        assert!(e("policy:ck:64:db=").contains("expected db=off or db=on"));
+        assert!(e("policy:ck:64:db=no").contains("expected db=off, db=on or db=N"));
+        assert!(e("policy:ck:64:db=").contains("expected db=off, db=on or db=N"));
+        assert!(e("policy:ck:64:db=0").contains("1 to 64"));
+        assert!(e("policy:ck:64:db=65").contains("1 to 64"));
         assert!(e("policy:ck:64:dbs=off").contains("unknown option 'dbs'"));
         assert!(e("policy:ck:64:db=off:db=off").contains("db= is given twice"));
         assert!(e("policy:ck:db=off:64").contains("go after the simulation count"));

@@ -101,12 +101,17 @@ impl BotContext {
                         rules.describe()
                     );
                 }
-                let oracle = if *db {
-                    self.endgame_db(rules, m.card.endgame_db_seeds)
-                        .with_context(|| format!("bot '{spec}'"))?
-                } else {
-                    None
-                };
+                let oracle = match *db {
+                    super::PlayDb::Default => self.endgame_db(rules, m.card.endgame_db_seeds),
+                    super::PlayDb::Seeds(n) if n > rules.total_seeds() => Err(anyhow::anyhow!(
+                        "db={n}: {} has only {} seeds",
+                        rules.describe(),
+                        rules.total_seeds()
+                    )),
+                    super::PlayDb::Seeds(n) => self.endgame_db_of(rules, n).map(Some),
+                    super::PlayDb::Off => Ok(None),
+                }
+                .with_context(|| format!("bot '{spec}'"))?;
                 Kind::Network {
                     model: m,
                     sims: *sims,
@@ -155,13 +160,24 @@ impl BotContext {
         if seeds == 0 {
             return Ok(None);
         }
+        self.endgame_db_of(rules, seeds).map(Some)
+    }
+
+    /// The endgame database of `seeds` seeds on the board for `rules`: loaded once per rules and
+    /// size (see [`super::db::load`]).
+    #[cfg(feature = "train")]
+    pub fn endgame_db_of(
+        &mut self,
+        rules: &Rules,
+        seeds: u32,
+    ) -> anyhow::Result<Arc<EndgameOracle>> {
         let key = (rules.spec(), seeds);
         if let Some(o) = self.oracles.get(&key) {
-            return Ok(Some(Arc::clone(o)));
+            return Ok(Arc::clone(o));
         }
         let o = super::db::load(rules, seeds)?;
         self.oracles.insert(key, Arc::clone(&o));
-        Ok(Some(o))
+        Ok(o)
     }
 
     /// The checkpoint a path names, read on first use (see [`crate::nn::model::load`]).

@@ -37,7 +37,7 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> std::i
     writeln!(out, "{}", s.position().rules().describe())?;
     loop {
         match &s.opponent {
-            Some(o) if !s.practice => {
+            Some(o) if !s.seats.practice => {
                 writeln!(out, "You play {} against {o}.", s.human_seat().name())?
             }
             _ => writeln!(out, "Practice: you play both sides.")?,

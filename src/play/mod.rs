@@ -10,6 +10,7 @@
 
 pub mod board;
 pub mod line;
+pub mod seats;
 pub mod tui;
 
 use std::time::Duration;
@@ -20,6 +21,7 @@ use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side, parse
 use crate::solver::{Solver, SolverConfig};
 
 use board::BoardView;
+pub use seats::Seats;
 
 /// Seconds a hint may take before it shows bounds instead of exact values.
 const HINT_SECONDS: u64 = 5;
@@ -60,10 +62,8 @@ impl Command {
 pub struct Session {
     /// The game so far.
     pub game: Game,
-    /// The seat the person started in (South at the bottom in practice mode).
-    pub human: Side,
-    /// Practice: the person plays both sides.
-    pub practice: bool,
+    /// The person's seat and whether they practise (South at the bottom in practice mode).
+    pub seats: Seats,
     /// The opponent, unless practising.
     pub opponent: Option<Player>,
     bot: Option<Box<dyn Bot>>,
@@ -100,8 +100,10 @@ impl Session {
     pub fn new(rules: &Rules, human: Side, opponent: Option<Player>, seed: u64) -> Session {
         Session {
             game: Game::new(rules),
-            human,
-            practice: opponent.is_none(),
+            seats: Seats {
+                human,
+                practice: opponent.is_none(),
+            },
             bot: opponent.as_ref().map(|o| o.build()),
             opponent,
             rng: game_rng(seed, 0),
@@ -118,18 +120,17 @@ impl Session {
 
     /// The seat the person sits in now (after a pie swap, the other one).
     pub fn human_seat(&self) -> Side {
-        self.game.seat_of(self.human)
+        self.seats.human_seat(&self.game)
     }
 
     /// Whether the person is to move (always in practice mode, until the game ends).
     pub fn human_to_move(&self) -> bool {
-        !self.position().is_over()
-            && (self.practice || self.position().to_move() == self.human_seat())
+        self.seats.human_to_move(&self.game)
     }
 
     /// The side drawn at the bottom.
     pub fn bottom(&self) -> Side {
-        if self.practice {
+        if self.seats.practice {
             Side::South
         } else {
             self.human_seat()
@@ -147,7 +148,7 @@ impl Session {
         let mut cap = side[..1].to_uppercase();
         cap += &side[1..];
         match &self.opponent {
-            _ if self.practice => cap,
+            _ if self.seats.practice => cap,
             _ if seat == self.human_seat() => format!("{cap} (you)"),
             Some(o) => format!("{cap} ({o})"),
             None => cap,
@@ -186,13 +187,7 @@ impl Session {
 
     /// Takes back moves until the person is to move again (one move in practice mode).
     pub fn undo(&mut self) -> Result<String, String> {
-        let mut n = 0;
-        while self.game.undo().is_some() {
-            n += 1;
-            if self.practice || self.human_to_move() {
-                break;
-            }
-        }
+        let n = self.seats.undo(&mut self.game);
         if n == 0 {
             Err("nothing to undo".into())
         } else {
@@ -205,13 +200,7 @@ impl Session {
 
     /// Replays undone moves until the person is to move again (one in practice mode).
     pub fn redo(&mut self) -> Result<String, String> {
-        let mut n = 0;
-        while self.game.redo().is_some() {
-            n += 1;
-            if self.practice || self.human_to_move() || self.position().is_over() {
-                break;
-            }
-        }
+        let n = self.seats.redo(&mut self.game);
         if n == 0 {
             Err("nothing to redo".into())
         } else {
@@ -228,7 +217,7 @@ impl Session {
     pub fn network_hint(&self) -> Option<String> {
         let pos = *self.position();
         let opponent = self.opponent.as_ref()?;
-        if pos.is_over() || self.practice {
+        if pos.is_over() || self.seats.practice {
             return None;
         }
         let v = crate::bots::view::view(
@@ -312,7 +301,7 @@ impl Session {
         let score = format!("South {s}, North {n}");
         Some(match result.winner() {
             None => format!("Game over: a draw, {score}."),
-            Some(w) if self.practice => format!("Game over: {} wins, {score}.", w.name()),
+            Some(w) if self.seats.practice => format!("Game over: {} wins, {score}.", w.name()),
             Some(w) if w == self.human_seat() => format!("Game over: you win, {score}."),
             Some(_) => format!("Game over: you lose, {score}."),
         })
@@ -321,8 +310,8 @@ impl Session {
     /// A fresh game with the person in the other seat (the same seat in practice mode).
     pub fn next_game(&mut self) {
         self.games += 1;
-        if !self.practice {
-            self.human = self.human.other();
+        if !self.seats.practice {
+            self.seats.human = self.seats.human.other();
         }
         self.game = Game::new(self.position().rules());
         self.bot = self.opponent.as_ref().map(|o| o.build());
@@ -376,7 +365,7 @@ impl Level {
                 path: path.to_string(),
                 sims: Some(HARD_SIMULATIONS),
                 margin: None,
-                db: true,
+                db: crate::bots::PlayDb::Default,
             },
             (Level::Hard, _) => BotSpec::Mcts(2000),
             (Level::Perfect, _) => BotSpec::Solver,

@@ -87,7 +87,7 @@ fn render(f: &mut Frame, s: &Session, ui: &Ui) {
         Constraint::Length(2),
     ])
     .areas(f.area());
-    let who = if s.practice {
+    let who = if s.seats.practice {
         "practice: you play both sides".to_string()
     } else {
         format!(

@@ -270,7 +270,7 @@ pub async fn bot(State(app): AppState, Path(id): Path<String>) -> Reply {
     if g.position().is_over() {
         return Err(ApiError::conflict("the game is over"));
     }
-    if g.practice {
+    if g.seats.practice {
         return Err(ApiError::conflict(
             "practice mode has no bot: you play both sides",
         ));

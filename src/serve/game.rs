@@ -13,7 +13,7 @@ use super::error::ApiError;
 use super::jobs::{Cancel, Watch, flag};
 use crate::bots::{Bot, game_rng};
 use crate::env::rng::GameRng;
-use crate::play::Level;
+use crate::play::{Level, Seats};
 use crate::rules::{Game, IllegalMove, Move, Played, Position, Rules, Side};
 use crate::solver::{Detail, Solver};
 
@@ -39,10 +39,8 @@ pub struct GameState {
     pub level: Level,
     /// The opponent's name, e.g. `minimax:6`.
     pub bot_name: String,
-    /// The seat the person started in.
-    pub human: Side,
-    /// Practice: the person plays both sides.
-    pub practice: bool,
+    /// The person's seat and whether they practise.
+    pub seats: Seats,
     opponent: Opponent,
     rng: GameRng,
     /// Set when the game is deleted or dropped from the store: its jobs stop.
@@ -189,8 +187,7 @@ impl GameState {
             game,
             level,
             bot_name,
-            human,
-            practice,
+            seats: Seats { human, practice },
             opponent,
             rng: game_rng(seed, 0),
             abandoned: flag(),
@@ -243,41 +240,30 @@ impl GameState {
 
     /// The person's seat now (after a pie swap, the other one).
     pub fn human_seat(&self) -> Side {
-        self.game.seat_of(self.human)
+        self.seats.human_seat(&self.game)
     }
 
     /// Whether the person is to move (always in practice mode, until the game ends).
     pub fn human_to_move(&self) -> bool {
-        !self.position().is_over()
-            && (self.practice || self.position().to_move() == self.human_seat())
+        self.seats.human_to_move(&self.game)
     }
 
     /// Whether the bot is to move.
     pub fn bot_to_move(&self) -> bool {
-        !self.practice && !self.position().is_over() && !self.human_to_move()
+        self.seats.bot_to_move(&self.game)
     }
 
     /// Who played ply `i` (0-based): `you`, `bot`, or in practice mode the seat.
     fn by(&self, i: usize) -> &'static str {
         let played = &self.game.history()[i];
-        if self.practice {
+        if self.seats.practice {
             return if played.before.to_move() == Side::South {
                 "south"
             } else {
                 "north"
             };
         }
-        // The seat of the person when the move was played: swaps before it count.
-        let swaps = self.game.history()[..i]
-            .iter()
-            .filter(|p| p.outcome.swapped)
-            .count();
-        let seat = if swaps % 2 == 1 {
-            self.human.other()
-        } else {
-            self.human
-        };
-        if played.before.to_move() == seat {
+        if played.before.to_move() == self.seats.human_seat_at(&self.game, i) {
             "you"
         } else {
             "bot"
@@ -350,13 +336,7 @@ impl GameState {
     /// Takes back moves until the person is to move again (one move in practice mode); the
     /// number taken back.
     pub fn undo(&mut self) -> Result<usize, ApiError> {
-        let mut n = 0;
-        while self.game.undo().is_some() {
-            n += 1;
-            if self.practice || self.human_to_move() {
-                break;
-            }
-        }
+        let n = self.seats.undo(&mut self.game);
         if n == 0 {
             Err(ApiError::conflict("nothing to undo"))
         } else {
@@ -367,13 +347,7 @@ impl GameState {
 
     /// Replays undone moves until the person is to move again (one in practice mode).
     pub fn redo(&mut self) -> Result<usize, ApiError> {
-        let mut n = 0;
-        while self.game.redo().is_some() {
-            n += 1;
-            if self.practice || self.human_to_move() || self.position().is_over() {
-                break;
-            }
-        }
+        let n = self.seats.redo(&mut self.game);
         if n == 0 {
             Err(ApiError::conflict("nothing to redo"))
         } else {
@@ -404,7 +378,7 @@ impl GameState {
             let score = format!("South {s}, North {no}");
             match r.winner() {
                 None => format!("Game over: a draw, {score}."),
-                Some(w) if self.practice => format!("Game over: {} wins, {score}.", w.name()),
+                Some(w) if self.seats.practice => format!("Game over: {} wins, {score}.", w.name()),
                 Some(w) if w == self.human_seat() => format!("Game over: you win, {score}."),
                 Some(_) => format!("Game over: you lose, {score}."),
             }
@@ -427,10 +401,10 @@ impl GameState {
             "id": id,
             "rules": rules_json(rules),
             "level": level_name(self.level),
-            "bot": if self.practice { Value::Null } else { json!(self.bot_name) },
-            "practice": self.practice,
-            "you": if self.practice { Value::Null } else { json!(self.human_seat().letter().to_string()) },
-            "bottom": if self.practice { "s".to_string() } else { self.human_seat().letter().to_string() },
+            "bot": if self.seats.practice { Value::Null } else { json!(self.bot_name) },
+            "practice": self.seats.practice,
+            "you": if self.seats.practice { Value::Null } else { json!(self.human_seat().letter().to_string()) },
+            "bottom": if self.seats.practice { "s".to_string() } else { self.human_seat().letter().to_string() },
             "position": position_json(pos),
             "start": self.game.start().to_string(),
             "your_turn": self.human_to_move(),
