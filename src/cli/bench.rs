@@ -45,6 +45,11 @@ pub struct BenchCompareArgs {
     /// AdamW steps.
     #[arg(long, default_value_t = 5)]
     steps: usize,
+    /// Hidden-layer nonlinearity: tanh (smooth, so the weights compare closely), relu, gelu or
+    /// silu. With relu a unit whose input rounds to the other side of zero on one device can move a
+    /// weight by a whole learning rate; the outputs still agree.
+    #[arg(long, default_value = "tanh", value_parser = parse_activation)]
+    activation: crate::nn::Activation,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -231,6 +236,13 @@ fn train(a: BenchTrainArgs) -> anyhow::Result<()> {
     ))
 }
 
+/// An activation as configs spell it (`relu`, `gelu`, `silu`, `tanh`).
+#[cfg(feature = "train")]
+fn parse_activation(s: &str) -> Result<crate::nn::Activation, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_string()))
+        .map_err(|_| format!("unknown activation `{s}` (relu, gelu, silu or tanh)"))
+}
+
 /// `kalaha bench compare`.
 #[cfg(feature = "train")]
 fn compare(a: BenchCompareArgs) -> anyhow::Result<()> {
@@ -240,6 +252,7 @@ fn compare(a: BenchCompareArgs) -> anyhow::Result<()> {
         layers: a.layers,
         batch: a.batch,
         steps: a.steps,
+        activation: a.activation,
         ..CompareSpec::default()
     };
     let c = compare_devices("cpu", &a.device, &spec)?;
@@ -247,13 +260,14 @@ fn compare(a: BenchCompareArgs) -> anyhow::Result<()> {
         emit_json(&c)?;
     } else {
         emit(&format!(
-            "cpu against {}: {} AdamW steps of a {}x{} network on {} positions: losses differ by \
+            "cpu against {}: {} AdamW steps of a {}x{} {} network on {} positions: losses differ by \
              up to {:.1e} (relative; tolerance {:.0e}), weights by {:.1e} (tolerance {:.0e}; the \
              steps moved them by up to {:.1e}), outputs by {:.1e} (tolerance {:.0e})\n",
             a.device,
             c.losses[0].len(),
             c.layers,
             c.hidden,
+            format!("{:?}", c.activation).to_lowercase(),
             c.batch,
             c.loss_difference,
             c.tolerances[0],

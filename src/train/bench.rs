@@ -228,6 +228,12 @@ pub struct CompareSpec {
     pub lr: f64,
     /// Seed of the weights and the batch.
     pub seed: u64,
+    /// Hidden-layer nonlinearity. A smooth one by default: at ReLU's kink a pre-activation that
+    /// rounds to either side of zero switches a unit on one device and off on the other, and AdamW
+    /// turns the one position's gradient that this adds or removes into a whole step of a
+    /// weight (a rarely lit one-hot input's), so weights then differ by the learning rate
+    /// without either device computing anything wrong.
+    pub activation: crate::nn::Activation,
 }
 
 impl Default for CompareSpec {
@@ -239,6 +245,7 @@ impl Default for CompareSpec {
             steps: 5,
             lr: 1e-3,
             seed: 7,
+            activation: crate::nn::Activation::Tanh,
         }
     }
 }
@@ -256,6 +263,8 @@ pub struct DeviceComparison {
     pub batch: usize,
     /// Learning rate.
     pub lr: f64,
+    /// Hidden-layer nonlinearity.
+    pub activation: crate::nn::Activation,
     /// Each device's loss before each step.
     pub losses: [Vec<f64>; 2],
     /// The largest difference of a step's loss, relative to the loss (at least 1).
@@ -290,7 +299,7 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
     let cfg = NetConfig {
         hidden: spec.hidden,
         layers: spec.layers,
-        activation: crate::nn::Activation::Relu,
+        activation: spec.activation,
         input: crate::nn::Input::Onehot,
         block: crate::nn::Block::Plain,
         moves: false,
@@ -333,6 +342,7 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
         layers: spec.layers,
         batch: spec.batch,
         lr: spec.lr,
+        activation: spec.activation,
         losses: [losses_a, losses_b],
         loss_difference,
         weights: wa.len(),
