@@ -42,8 +42,16 @@ pub const BUILD_NOTICE_BOARDS: u128 = 1 << 22;
 
 /// The database of `seeds` seeds for `rules`, from the solver's default cache folder, built
 /// (and saved there) if it is not there yet: a line on stderr says so where that takes a while
-/// ([`BUILD_NOTICE_BOARDS`]). Refuses a database larger than [`DEFAULT_MEMORY_MB`].
+/// ([`BUILD_NOTICE_BOARDS`]). Refuses a database larger than [`DEFAULT_MEMORY_MB`] or of more
+/// seeds than the game holds.
 pub fn load(rules: &Rules, seeds: u32) -> anyhow::Result<Arc<EndgameOracle>> {
+    if seeds > rules.total_seeds() {
+        bail!(
+            "endgame database of {seeds} seeds: {} has only {} seeds",
+            rules.describe(),
+            rules.total_seeds()
+        );
+    }
     if let Err(why) = crate::solver::endgame::check_budget(rules.pits(), seeds, DEFAULT_MEMORY_MB) {
         bail!("endgame database: {why} (play without it with :db=off)");
     }

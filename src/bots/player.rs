@@ -103,11 +103,6 @@ impl BotContext {
                 }
                 let oracle = match *db {
                     super::PlayDb::Default => self.endgame_db(rules, m.card.endgame_db_seeds),
-                    super::PlayDb::Seeds(n) if n > rules.total_seeds() => Err(anyhow::anyhow!(
-                        "db={n}: {} has only {} seeds",
-                        rules.describe(),
-                        rules.total_seeds()
-                    )),
                     super::PlayDb::Seeds(n) => self.endgame_db_of(rules, n).map(Some),
                     super::PlayDb::Off => Ok(None),
                 }

@@ -267,7 +267,7 @@ fn compare(a: BenchCompareArgs) -> anyhow::Result<()> {
             c.losses[0].len(),
             c.layers,
             c.hidden,
-            format!("{:?}", c.activation).to_lowercase(),
+            c.activation.name(),
             c.batch,
             c.loss_difference,
             c.tolerances[0],
