@@ -3,13 +3,19 @@
 # self-play positions too (optim.moves_from_search), not only on exact labels, lift the committed
 # Kalah(6,4) network outside the endgame database? Two arms from checkpoints/kalah64, the same
 # seed and 150 iterations of the recipe, side by side on one thread each: ARM = search | control.
-#   experiments/kalah64-moves-search.sh ARM [--resume]
+# With `lowlr` the second pair: peak learning rate 0.0003 instead of the config's 0.002, seed 731.
+#   experiments/kalah64-moves-search.sh ARM [lowlr] [--resume]
 set -euo pipefail
-arm=$1; shift
+arm=${1:-}; shift || true
 case $arm in
   search) flag=true ;;
   control) flag=false ;;
-  *) echo "usage: $0 search|control [--resume]" >&2; exit 2 ;;
+  *) echo "usage: $0 search|control [lowlr] [--resume]" >&2; exit 2 ;;
 esac
-exec "$(dirname "$0")/continue-with-recipe.sh" configs/kalah64.toml "kalah64-msearch-$arm" checkpoints/kalah64 150 \
-  --set run.seed=730 --set eval.every=50 --set optim.moves_from_search=$flag "$@"
+run="kalah64-msearch-$arm" extra=(--set run.seed=730)
+if [ "${1:-}" = lowlr ]; then
+  shift
+  run="kalah64-msearch-lowlr-$arm" extra=(--set run.seed=731 --set optim.lr=0.0003)
+fi
+exec "$(dirname "$0")/continue-with-recipe.sh" configs/kalah64.toml "$run" checkpoints/kalah64 150 \
+  "${extra[@]}" --set eval.every=50 --set optim.moves_from_search=$flag "$@"
