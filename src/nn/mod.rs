@@ -10,6 +10,7 @@
 
 pub mod export;
 pub mod model;
+mod widen;
 
 use burn::nn::transformer::{
     TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,

@@ -60,7 +60,9 @@ pub struct RunConfig {
     /// or `cuda` (needs the `cuda` cargo feature).
     pub device: String,
     /// Optional: a checkpoint (folder or sidecar) whose weights a fresh run starts from instead of
-    /// random ones; it must have the same network shape and pits per side (rules may differ).
+    /// random ones; it must have the same network shape and pits per side (rules may differ),
+    /// except that a plain network may be made wider (`network.hidden` larger: the new units start
+    /// with zero outgoing weights, so the run starts from the same outputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<PathBuf>,
 }

@@ -179,12 +179,17 @@ fn init_net(
 ) -> anyhow::Result<Net> {
     let dir = crate::nn::model::folder(path).context("run.init")?;
     let card = crate::nn::model::load_card(&dir).context("run.init")?;
-    // A move head may be added (a fresh one) or left behind; the rest of the shape must match.
+    // A move head may be added (a fresh one) or left behind, and a plain network made wider
+    // (`Net::widen`); the rest of the shape must match.
     let without_moves = NetConfig {
         moves: card.network.moves,
         ..cfg.network
     };
-    if card.network != without_moves {
+    let widened = NetConfig {
+        hidden: card.network.hidden,
+        ..without_moves
+    };
+    if card.network != without_moves && card.network != widened {
         bail!(
             "run.init: {} is a network of {:?}, the config asks for {:?}",
             dir.display(),
@@ -207,6 +212,11 @@ fn init_net(
         &card.rules,
         train_device,
     )?;
+    if card.network.hidden != cfg.network.hidden {
+        return net
+            .widen(&card.network, &cfg.network, rules.pits(), train_device)
+            .context("run.init");
+    }
     Ok(if cfg.network.moves {
         net.with_moves(&cfg.network, rules.pits(), train_device)
     } else {

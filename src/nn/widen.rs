@@ -1,0 +1,220 @@
+//! A trained network made wider without changing what it computes (Net2WiderNet, Chen et al.
+//! 2016): the start of a wider run (`run.init` with a larger `network.hidden`), so that a
+//! capacity experiment continues from what the narrow network learned instead of from scratch.
+//!
+//! Every hidden layer keeps its old units and gains fresh ones; a fresh unit's incoming weights and
+//! bias are freshly initialised, its outgoing weights (in the next layer and in every head) are
+//! zero. The wider network therefore gives exactly the old outputs, and training grows the new
+//! units from there: their outgoing weights get gradients at once, their incoming ones as soon as
+//! the outgoing ones are no longer zero.
+
+use anyhow::bail;
+use burn::module::Param;
+use burn::nn::Linear;
+use burn::prelude::*;
+
+use super::{Block, Net, NetConfig};
+
+impl Net {
+    /// This network widened to `cfg.hidden` units a layer, computing the same outputs; `cfg` must
+    /// be its own shape but for the width (and a move head, which is kept or added fresh as
+    /// [`Net::with_moves`] does). Plain MLPs only.
+    pub fn widen(
+        self,
+        from: &NetConfig,
+        cfg: &NetConfig,
+        pits: usize,
+        device: &Device,
+    ) -> anyhow::Result<Net> {
+        let same = NetConfig {
+            hidden: from.hidden,
+            moves: from.moves,
+            ..*cfg
+        };
+        if same != *from {
+            bail!("a network of {from:?} cannot be widened to {cfg:?}: only the width may change");
+        }
+        if from.block != Block::Plain {
+            bail!(
+                "only plain networks can be widened (this one is {:?})",
+                from.block
+            );
+        }
+        if cfg.hidden < from.hidden {
+            bail!(
+                "network.hidden {} is narrower than the network's {}: a network can be widened, not narrowed",
+                cfg.hidden,
+                from.hidden
+            );
+        }
+        let old = if cfg.moves {
+            self.with_moves(from, pits, device)
+        } else {
+            self.without_moves()
+        };
+        let fresh = Net::new(cfg, pits, device);
+        let h = from.hidden;
+        let input = cfg.input.width(pits);
+        let trunk = old
+            .trunk
+            .iter()
+            .zip(&fresh.trunk)
+            .enumerate()
+            .map(|(i, (o, f))| grow(o, f, if i == 0 { input } else { h }, device))
+            .collect();
+        let head = |o: &Linear, f: &Linear| grow(o, f, h, device);
+        Ok(Net {
+            trunk,
+            norms: Vec::new(),
+            policy: head(&old.policy, &fresh.policy),
+            value: head(&old.value, &fresh.value),
+            moves: match (&old.moves, &fresh.moves) {
+                (Some(o), Some(f)) => Some(head(o, f)),
+                _ => None,
+            },
+            board: None,
+            activation: cfg.activation,
+            input: cfg.input,
+        })
+    }
+}
+
+/// `fresh` (the wider layer) with `old`'s weights and biases in place: the first `old_inputs`
+/// inputs and `old`'s outputs carry the old values, inputs beyond `old_inputs` (the new units of
+/// the layer below) weigh zero, new outputs keep their fresh initialisation.
+fn grow(old: &Linear, fresh: &Linear, old_inputs: usize, device: &Device) -> Linear {
+    let values = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().expect("f32 weights");
+    let [oi, oo] = old.weight.val().dims();
+    let [fi, fo] = fresh.weight.val().dims();
+    debug_assert_eq!(oi, old_inputs);
+    let (w_old, mut w) = (values(old.weight.val()), values(fresh.weight.val()));
+    for i in 0..fi {
+        for o in 0..fo {
+            w[i * fo + o] = if i < oi && o < oo {
+                w_old[i * oo + o]
+            } else if i >= oi {
+                0.0
+            } else {
+                w[i * fo + o]
+            };
+        }
+    }
+    let weight = Param::from_tensor(Tensor::from_data(TensorData::new(w, [fi, fo]), device));
+    let bias = match (&old.bias, &fresh.bias) {
+        (Some(ob), Some(fb)) => {
+            let b_old = ob
+                .val()
+                .into_data()
+                .try_into_vec::<f32>()
+                .expect("f32 biases");
+            let mut b = fb
+                .val()
+                .into_data()
+                .try_into_vec::<f32>()
+                .expect("f32 biases");
+            b[..oo].copy_from_slice(&b_old);
+            Some(Param::from_tensor(Tensor::from_data(
+                TensorData::new(b, [fo]),
+                device,
+            )))
+        }
+        _ => None,
+    };
+    Linear { weight, bias }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::{Activation, Input, NetEvaluator};
+    use crate::rules::{Position, Rules};
+    use crate::search::Evaluator;
+
+    fn shape(hidden: usize, block: Block) -> NetConfig {
+        NetConfig {
+            hidden,
+            layers: 3,
+            activation: Activation::Relu,
+            input: Input::Onehot,
+            block,
+            moves: true,
+        }
+    }
+
+    fn outputs(net: Net, positions: &[Position]) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+        let x = net.input().batch(positions, &Device::flex());
+        let lost = net.forward(x).lost.expect("a move head");
+        let lost = lost.into_data().try_into_vec::<f32>().unwrap();
+        let mut ev = NetEvaluator::cpu(net);
+        let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
+        ev.evaluate(positions, &mut l, &mut v, &mut m);
+        (l, v, m, lost)
+    }
+
+    /// The widened network computes what the narrow one did, and its new units are there: twice
+    /// the parameters in the hidden-to-hidden layers.
+    #[test]
+    fn widening_keeps_every_output() {
+        let device = Device::flex();
+        let rules = Rules::kalah64();
+        let positions = [
+            Position::start(&rules),
+            Position::parse("0,1,2,3,4,5,6/7,0,0,1,2,3,14 n", &rules).unwrap(),
+            Position::parse("1,0,0,0,0,9,20/0,2,0,0,3,0,13 s", &rules).unwrap(),
+        ];
+        let narrow = Net::new(&shape(16, Block::Plain), 6, &device);
+        let before = outputs(narrow.clone(), &positions);
+        let wide = narrow
+            .widen(
+                &shape(16, Block::Plain),
+                &shape(40, Block::Plain),
+                6,
+                &device,
+            )
+            .unwrap();
+        assert_eq!(wide.trunk[1].weight.val().dims(), [40, 40]);
+        let after = outputs(wide, &positions);
+        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+        assert!(
+            close(&before.0, &after.0),
+            "logits {:?} {:?}",
+            before.0,
+            after.0
+        );
+        assert!(close(&before.1, &after.1) && close(&before.2, &after.2));
+        assert!(close(&before.3, &after.3), "move head");
+    }
+
+    #[test]
+    fn only_the_width_of_a_plain_network_may_grow() {
+        let device = Device::flex();
+        let net = || Net::new(&shape(16, Block::Plain), 6, &device);
+        let e = net()
+            .widen(
+                &shape(16, Block::Plain),
+                &shape(8, Block::Plain),
+                6,
+                &device,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("narrower"), "{e}");
+        let deeper = NetConfig {
+            layers: 4,
+            ..shape(32, Block::Plain)
+        };
+        let e = net()
+            .widen(&shape(16, Block::Plain), &deeper, 6, &device)
+            .unwrap_err();
+        assert!(e.to_string().contains("only the width"), "{e}");
+        let res = Net::new(&shape(16, Block::Residual), 6, &device);
+        let e = res
+            .widen(
+                &shape(16, Block::Residual),
+                &shape(32, Block::Residual),
+                6,
+                &device,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("plain"), "{e}");
+    }
+}
