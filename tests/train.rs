@@ -353,8 +353,30 @@ fn a_run_can_start_from_another_networks_weights_under_other_rules() {
         "{err}"
     );
 
-    // Another shape, or another board size, is refused naming the key.
-    for bad in ["network.hidden=64", "rules.pits=5"] {
+    // A wider network starts from the same outputs (its new units weigh nothing yet).
+    let mut wide: Vec<&str> = start.to_vec();
+    wide[4] = "run.name=\"wide\"";
+    wide.extend(["--set", "network.hidden=64"]);
+    ok(&kalaha(&dir, &wide));
+    let (narrow, wider) = (
+        outputs(&dir.join("checkpoints/runs/smoke")),
+        outputs(&dir.join("checkpoints/runs/wide")),
+    );
+    let close = |a: &[f32], b: &[f32]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
+    };
+    assert!(
+        close(&narrow.0, &wider.0) && close(&narrow.1, &wider.1) && close(&narrow.2, &wider.2),
+        "the widened network computes what the narrow one did"
+    );
+    assert!(
+        size("checkpoints/runs/wide/model-000001.bpk")
+            > 2 * size("checkpoints/runs/smoke/model-000001.bpk"),
+        "the weights are wider"
+    );
+
+    // Another shape (narrower, deeper), or another board size, is refused naming the key.
+    for bad in ["network.hidden=16", "network.layers=3", "rules.pits=5"] {
         let mut args: Vec<&str> = start.to_vec();
         args[4] = "run.name=\"bad\"";
         args.extend(["--set", bad]);
