@@ -141,6 +141,11 @@ mod tests {
         }
     }
 
+    /// `net` (of `shape(from, to.block)`) widened to `to`, six pits a side.
+    fn widened(net: Net, from: usize, to: NetConfig) -> anyhow::Result<Net> {
+        net.widen(&shape(from, to.block), &to, 6, &Device::flex())
+    }
+
     fn outputs(net: Net, positions: &[Position]) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
         let x = net.input().batch(positions, &Device::flex());
         let lost = net.forward(x).lost.expect("a move head");
@@ -164,14 +169,7 @@ mod tests {
         ];
         let narrow = Net::new(&shape(16, Block::Plain), 6, &device);
         let before = outputs(narrow.clone(), &positions);
-        let wide = narrow
-            .widen(
-                &shape(16, Block::Plain),
-                &shape(40, Block::Plain),
-                6,
-                &device,
-            )
-            .unwrap();
+        let wide = widened(narrow, 16, shape(40, Block::Plain)).unwrap();
         assert_eq!(wide.trunk[1].weight.val().dims(), [40, 40]);
         let after = outputs(wide, &positions);
         let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
@@ -189,32 +187,16 @@ mod tests {
     fn only_the_width_of_a_plain_network_may_grow() {
         let device = Device::flex();
         let net = || Net::new(&shape(16, Block::Plain), 6, &device);
-        let e = net()
-            .widen(
-                &shape(16, Block::Plain),
-                &shape(8, Block::Plain),
-                6,
-                &device,
-            )
-            .unwrap_err();
+        let e = widened(net(), 16, shape(8, Block::Plain)).unwrap_err();
         assert!(e.to_string().contains("narrower"), "{e}");
         let deeper = NetConfig {
             layers: 4,
             ..shape(32, Block::Plain)
         };
-        let e = net()
-            .widen(&shape(16, Block::Plain), &deeper, 6, &device)
-            .unwrap_err();
+        let e = widened(net(), 16, deeper).unwrap_err();
         assert!(e.to_string().contains("only the width"), "{e}");
         let res = Net::new(&shape(16, Block::Residual), 6, &device);
-        let e = res
-            .widen(
-                &shape(16, Block::Residual),
-                &shape(32, Block::Residual),
-                6,
-                &device,
-            )
-            .unwrap_err();
+        let e = widened(res, 16, shape(32, Block::Residual)).unwrap_err();
         assert!(e.to_string().contains("plain"), "{e}");
     }
 }
