@@ -119,7 +119,7 @@ impl Activation {
 }
 
 /// The values of a parameter tensor.
-fn values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
+pub(super) fn values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
     p.val()
         .into_data()
         .try_into_vec::<f32>()

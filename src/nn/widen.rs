@@ -13,6 +13,7 @@ use burn::module::Param;
 use burn::nn::Linear;
 use burn::prelude::*;
 
+use super::export::values;
 use super::{Block, Net, NetConfig};
 
 impl Net {
@@ -53,23 +54,19 @@ impl Net {
             self.without_moves()
         };
         let fresh = Net::new(cfg, pits, device);
-        let h = from.hidden;
-        let input = cfg.input.width(pits);
         let trunk = old
             .trunk
             .iter()
             .zip(&fresh.trunk)
-            .enumerate()
-            .map(|(i, (o, f))| grow(o, f, if i == 0 { input } else { h }, device))
+            .map(|(o, f)| grow(o, f, device))
             .collect();
-        let head = |o: &Linear, f: &Linear| grow(o, f, h, device);
         Ok(Net {
             trunk,
             norms: Vec::new(),
-            policy: head(&old.policy, &fresh.policy),
-            value: head(&old.value, &fresh.value),
+            policy: grow(&old.policy, &fresh.policy, device),
+            value: grow(&old.value, &fresh.value, device),
             moves: match (&old.moves, &fresh.moves) {
-                (Some(o), Some(f)) => Some(head(o, f)),
+                (Some(o), Some(f)) => Some(grow(o, f, device)),
                 _ => None,
             },
             board: None,
@@ -79,40 +76,22 @@ impl Net {
     }
 }
 
-/// `fresh` (the wider layer) with `old`'s weights and biases in place: the first `old_inputs`
-/// inputs and `old`'s outputs carry the old values, inputs beyond `old_inputs` (the new units of
-/// the layer below) weigh zero, new outputs keep their fresh initialisation.
-fn grow(old: &Linear, fresh: &Linear, old_inputs: usize, device: &Device) -> Linear {
-    let values = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().expect("f32 weights");
+/// `fresh` (the wider layer) with `old`'s weights and biases in place: `old`'s inputs and outputs
+/// carry the old values, inputs beyond them (the new units of the layer below) weigh zero, new
+/// outputs keep their fresh initialisation.
+fn grow(old: &Linear, fresh: &Linear, device: &Device) -> Linear {
     let [oi, oo] = old.weight.val().dims();
     let [fi, fo] = fresh.weight.val().dims();
-    debug_assert_eq!(oi, old_inputs);
-    let (w_old, mut w) = (values(old.weight.val()), values(fresh.weight.val()));
-    for i in 0..fi {
-        for o in 0..fo {
-            w[i * fo + o] = if i < oi && o < oo {
-                w_old[i * oo + o]
-            } else if i >= oi {
-                0.0
-            } else {
-                w[i * fo + o]
-            };
-        }
+    let (w_old, mut w) = (values(&old.weight), values(&fresh.weight));
+    for (row, old_row) in w.chunks_exact_mut(fo).zip(w_old.chunks_exact(oo)) {
+        row[..oo].copy_from_slice(old_row);
     }
+    w[oi * fo..].fill(0.0);
     let weight = Param::from_tensor(Tensor::from_data(TensorData::new(w, [fi, fo]), device));
     let bias = match (&old.bias, &fresh.bias) {
         (Some(ob), Some(fb)) => {
-            let b_old = ob
-                .val()
-                .into_data()
-                .try_into_vec::<f32>()
-                .expect("f32 biases");
-            let mut b = fb
-                .val()
-                .into_data()
-                .try_into_vec::<f32>()
-                .expect("f32 biases");
-            b[..oo].copy_from_slice(&b_old);
+            let mut b = values(fb);
+            b[..oo].copy_from_slice(&values(ob));
             Some(Param::from_tensor(Tensor::from_data(
                 TensorData::new(b, [fo]),
                 device,
@@ -156,8 +135,8 @@ mod tests {
         (l, v, m, lost)
     }
 
-    /// The widened network computes what the narrow one did, and its new units are there: twice
-    /// the parameters in the hidden-to-hidden layers.
+    /// The widened network computes what the narrow one did, and its hidden layers are the wider
+    /// ones.
     #[test]
     fn widening_keeps_every_output() {
         let device = Device::flex();
