@@ -6,7 +6,7 @@
 #   experiments/kalah64-supervised/scale.sh [WIDTHxITERATIONS ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-k=./target/release/kalaha
+k=${KALAHA:-./target/release/kalaha}
 out=experiments/kalah64-supervised
 export RAYON_NUM_THREADS=1
 points=("$@")

@@ -2,11 +2,13 @@
 recipe's "better targets outside the database". Resumable; appends one JSON line a position.
 
     python experiments/midgame-labels/label.py [--out FILE] [--minutes M] [--time-limit S] [--seed K]
+        [--source judge|selfplay] [--network PATH]
 
 Positions are drawn as the judge set's non-endgame sources draw them: games of random and greedy
 moves mixed (a greedy share drawn per game) or of ``minimax:4`` after 2-6 random moves, stopped at
 a ply drawn from 4-39 once the board holds more than 18 seeds (so outside the 18-seed database),
-with two legal moves at least. Each is solved exactly, every move (``kalaha.solve``; positions not
+with two legal moves at least. ``--source selfplay`` draws instead where self-play looks (the
+network's own 64-simulation games after 0-8 random moves), into its own file. Each is solved exactly, every move (``kalaha.solve``; positions not
 proved within ``--time-limit`` seconds are counted and skipped). A line: ``{"i", "position",
 "source", "ply", "board_seeds", "value", "moves": {pit: value}, "seconds"}``. The default file is in
 the solver cache (``$KALAHA_CACHE`` or ``~/.cache/kalaha``) so that it outlives a checkout; a run
@@ -32,14 +34,20 @@ def board_seeds(p: kalaha.Position) -> int:
     return sum(p.pits("s")) + sum(p.pits("n"))
 
 
-def draw(i: int, seed: int, rules: kalaha.Rules):
+def draw(i: int, seed: int, rules: kalaha.Rules, sources: list[str], network: str):
     """Position ``i``: (position, source, ply), or None when the game ended or left one move."""
     rng = random.Random(seed * 1_000_000_000 + i)
-    source = rng.choice(["mixed", "minimax"])
+    source = rng.choice(sources)
     target = rng.randrange(4, 40)
     pos = kalaha.Position.start(rules)
     ply = 0
-    if source == "mixed":
+    if source == "selfplay":
+        # Where self-play looks: 0-8 random moves (selfplay.opening_random_moves), then the
+        # network's 64-simulation search (the hard level) for both seats.
+        random_moves = rng.randrange(0, 9)
+        bot = kalaha.Bot(f"policy:{network}:64", seed=rng.randrange(2**32))
+        pick = lambda p: rng.choice(p.legal_moves()) if ply < random_moves else bot.act(p)  # noqa: E731
+    elif source == "mixed":
         share = rng.random()
         greedy = kalaha.Bot("greedy", seed=rng.randrange(2**32))
         pick = lambda p: greedy.act(p) if rng.random() < share else rng.choice(p.legal_moves())  # noqa: E731
@@ -62,7 +70,15 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--time-limit", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--source", choices=["judge", "selfplay"], default="judge",
+                    help="judge: the judge set's mixed and minimax games (the default file); "
+                    "selfplay: games of --network's own search after 0-8 random moves")
+    ap.add_argument("--network", default="checkpoints/kalah64",
+                    help="the network whose games --source selfplay draws from")
     a = ap.parse_args()
+    sources = ["mixed", "minimax"] if a.source == "judge" else ["selfplay"]
+    if a.source == "selfplay" and a.out == cache / "midgame-labels-6x4-seed1.jsonl":
+        a.out = cache / f"midgame-labels-6x4-selfplay-seed{a.seed}.jsonl"
     rules = kalaha.Rules()
     a.out.parent.mkdir(parents=True, exist_ok=True)
     done = 0
@@ -85,7 +101,7 @@ def main() -> None:
     i = done
     with a.out.open("a") as f:
         while time.time() - start < 60 * a.minutes:
-            d = draw(i, a.seed, rules)
+            d = draw(i, a.seed, rules, sources, a.network)
             if d is not None:
                 pos, source, ply = d
                 t = time.time()

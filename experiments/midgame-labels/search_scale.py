@@ -1,0 +1,80 @@
+"""The play-time search's settings tried on the exactly labelled positions outside the endgame
+database: each setting against the checkpoint's own (``hard``: 64 simulations, greedy, every legal
+move considered, the database at the leaves), paired position by position, overall and by seeds
+on the board.
+
+    python experiments/midgame-labels/search_scale.py [--labels FILE ...] [--network PATH]
+        [--simulations N] [--c-scale X ...] [--c-visit X ...] [--considered K ...] [--json]
+
+Each value given is one setting (the others left at the checkpoint's); the Q transform of the
+Gumbel search is ``(c_visit + max visits) * c_scale * q``, so ``c_scale`` and ``c_visit`` both
+say how much the root's Q values outweigh the network's prior.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+import kalaha
+from score import HERE, load, rate, sign_test
+
+BUCKETS = ((19, 24), (25, 30), (31, 36), (37, 48))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--labels", type=Path, nargs="*", default=[HERE / "labels-6x4-seed1.jsonl"])
+    ap.add_argument("--network", default="checkpoints/kalah64")
+    ap.add_argument("--simulations", type=int, default=64)
+    ap.add_argument("--c-scale", type=float, nargs="*", default=[1.0, 3.0, 4.0, 6.0])
+    ap.add_argument("--c-visit", type=float, nargs="*", default=[25.0, 100.0])
+    ap.add_argument("--considered", type=int, nargs="*", default=[4])
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    rows = load(a.labels)
+    if not rows:
+        ap.error("no labelled positions")
+    net = kalaha.Network.load(a.network)
+    positions = [kalaha.Position(r["position"]) for r in rows]
+    optimal = [{int(k) for k, v in r["moves"].items() if v == r["value"]} for r in rows]
+    seeds = np.array([r["board_seeds"] for r in rows])
+
+    def hits(**kw) -> np.ndarray:
+        act = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
+                            endgame_db=True, **kw)["action"] + 1
+        return np.array([int(x) in o for x, o in zip(act, optimal)])
+
+    base = hits()
+    settings = ([{"c_scale": x} for x in a.c_scale] + [{"c_visit": x} for x in a.c_visit]
+                + [{"considered_actions": k} for k in a.considered])
+    report = {"network": a.network, "simulations": a.simulations, "positions": len(rows),
+              "checkpoint": rate(base), "settings": []}
+    for kw in settings:
+        h = hits(**kw)
+        row = {"setting": kw, **rate(h), "by_seeds": []}
+        for lo, hi in [(0, 99), *BUCKETS]:
+            m = (seeds >= lo) & (seeds <= hi)
+            x, y = int((h & ~base & m).sum()), int((~h & base & m).sum())
+            entry = {"seeds": f"{lo}-{hi}" if hi < 99 else "all", "positions": int(m.sum()),
+                     "checkpoint": round(float(base[m].mean()), 4),
+                     "this": round(float(h[m].mean()), 4), "only_this": x, "only_checkpoint": y,
+                     "p": round(sign_test(x, y), 6)}
+            row["by_seeds"].append(entry)
+        report["settings"].append(row)
+    if a.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{len(rows)} positions, {a.network}, {a.simulations} simulations; "
+          f"the checkpoint's own settings: {100 * base.mean():.2f}%")
+    for row in report["settings"]:
+        parts = [f"{e['seeds']}: {100 * e['this']:.2f} vs {100 * e['checkpoint']:.2f} "
+                 f"({e['only_this']}/{e['only_checkpoint']}, p={e['p']:.2g})" for e in row["by_seeds"]]
+        print(row["setting"], " | ".join(parts))
+
+
+if __name__ == "__main__":
+    main()
