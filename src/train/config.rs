@@ -92,6 +92,11 @@ pub struct SelfPlayConfig {
     /// seats see won and lost positions (default 0).
     #[serde(default)]
     pub opening_random_moves: u32,
+    /// Chance that an opening move is `greedy`'s instead of uniformly random (default 0), so that
+    /// self-play also starts from the lopsided middle games of greedy play that the judge's
+    /// random/greedy source draws.
+    #[serde(default)]
+    pub opening_greedy: f32,
     /// Positions with at most this many seeds on the board are answered exactly by the endgame
     /// database (built once into the solver's cache): exact targets, and solved leaves in the
     /// search. 0 turns it off (the default).
@@ -439,6 +444,11 @@ impl TrainConfig {
         check(
             (0.0..=1.0).contains(&p.value_target_mix),
             "selfplay.value_target_mix",
+            "must be 0 to 1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&p.opening_greedy),
+            "selfplay.opening_greedy",
             "must be 0 to 1",
         )?;
         check(

@@ -122,7 +122,7 @@ impl Worker {
         let selfplay = SelfPlay::new(
             &rules,
             cfg.selfplay.games,
-            cfg.selfplay.opening_random_moves,
+            super::selfplay::Opening::of(&cfg.selfplay),
             seed,
             oracle,
             cfg.selfplay.targets,

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::SelfPlayConfig;
 use super::state::{Reader, Writer};
+use crate::bots::Greedy;
 use crate::env::rng::{derive, stream};
 use crate::env::{GameRng, VecEnv, random_legal};
 use crate::rules::{Move, Position, Rules};
@@ -200,18 +201,46 @@ pub struct SelfPlay {
     history: Vec<Vec<Pending>>,
     /// Random opening moves left to play in each game (not recorded).
     opening_left: Vec<u32>,
-    opening_moves: u32,
+    opening: Opening,
     oracle: Option<Arc<EndgameOracle>>,
     targets: Targets,
 }
 
+/// How self-play games open: moves not searched and not recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Opening {
+    /// Each game opens with 0 to this many moves.
+    pub moves: u32,
+    /// Chance that an opening move is `greedy`'s rather than uniformly random.
+    pub greedy: f32,
+}
+
+impl Opening {
+    /// The opening a config asks for.
+    pub fn of(cfg: &SelfPlayConfig) -> Opening {
+        Opening {
+            moves: cfg.opening_random_moves,
+            greedy: cfg.opening_greedy,
+        }
+    }
+
+    /// The opening move in `pos` (`legal`: its legal-action bits).
+    fn pick(&self, pos: &Position, legal: u16, rng: &mut GameRng) -> u32 {
+        // No draw without greedy moves, so that runs without them keep their random streams.
+        if self.greedy > 0.0 && rng.random::<f32>() < self.greedy {
+            return Greedy.pick(pos, rng).action(pos.rules().pits()) as u32;
+        }
+        random_legal(legal, rng) as u32
+    }
+}
+
 impl SelfPlay {
-    /// `games` env games, each opened by 0 to `opening_moves` random moves; `oracle` answers the
-    /// positions it covers.
+    /// `games` env games, each opened as `opening` says; `oracle` answers the positions it
+    /// covers.
     pub fn new(
         rules: &Rules,
         games: usize,
-        opening_moves: u32,
+        opening: Opening,
         seed: u64,
         oracle: Option<Arc<EndgameOracle>>,
         targets: Targets,
@@ -221,14 +250,14 @@ impl SelfPlay {
         let env = VecEnv::new(*rules, games, derive(seed, 0))?;
         let mut rng = stream(seed, 1);
         let opening_left = (0..games)
-            .map(|_| rng.random_range(0..=opening_moves))
+            .map(|_| rng.random_range(0..=opening.moves))
             .collect();
         Ok(SelfPlay {
             rules: *rules,
             env,
             history: vec![Vec::new(); games],
             opening_left,
-            opening_moves,
+            opening,
             oracle,
             targets,
         })
@@ -371,7 +400,7 @@ impl SelfPlay {
         stats
     }
 
-    /// The action of game `i` (at `pos`) when it needs no search: a random opening move (not
+    /// The action of game `i` (at `pos`) when it needs no search: an opening move (not
     /// recorded), or an optimal move of a position the oracle covers (recorded with exact
     /// targets).
     fn unsearched(
@@ -383,7 +412,7 @@ impl SelfPlay {
     ) -> Option<u32> {
         if self.opening_left[i] > 0 {
             self.opening_left[i] -= 1;
-            return Some(random_legal(self.env.legal_bits(i), rng) as u32);
+            return Some(self.opening.pick(pos, self.env.legal_bits(i), rng));
         }
         let exact = self.oracle.as_ref()?.moves(pos)?;
         let best: Vec<Move> = exact.best().collect();
@@ -428,7 +457,7 @@ impl SelfPlay {
                 replay,
             );
             self.history[i].clear();
-            self.opening_left[i] = rng.random_range(0..=self.opening_moves);
+            self.opening_left[i] = rng.random_range(0..=self.opening.moves);
         }
     }
 }
@@ -570,6 +599,37 @@ mod tests {
     use super::*;
     use crate::search::UniformEvaluator;
 
+    fn opening(moves: u32) -> Opening {
+        Opening { moves, greedy: 0.0 }
+    }
+
+    #[test]
+    fn opening_moves_follow_the_greedy_share() {
+        let rules = Rules::kalah64();
+        let pos = Position::start(&rules);
+        let legal = 0b11_1111;
+        let mut rng = stream(5, 0);
+        // At the start greedy has one best move (pit 3 lands in the store and plays again).
+        let best = Greedy.pick(&pos, &mut rng).action(rules.pits()) as u32;
+        let picks = |greedy: f32, rng: &mut GameRng| -> Vec<u32> {
+            let o = Opening { moves: 4, greedy };
+            (0..300).map(|_| o.pick(&pos, legal, rng)).collect()
+        };
+        assert!(picks(1.0, &mut rng).iter().all(|&a| a == best));
+        let random = picks(0.0, &mut rng);
+        assert!(
+            (0..6).all(|a| random.contains(&a)),
+            "every legal move is drawn"
+        );
+        let half = picks(0.5, &mut rng);
+        let greedy = half.iter().filter(|&&a| a == best).count();
+        // Greedy's move half the time plus a sixth of the random half: about 175 of 300.
+        assert!(
+            (140..=210).contains(&greedy),
+            "{greedy} greedy moves of 300"
+        );
+    }
+
     fn play_config() -> SelfPlayConfig {
         SelfPlayConfig {
             games: 8,
@@ -579,6 +639,7 @@ mod tests {
             temperature_moves: 10,
             value_target_mix: 0.0,
             opening_random_moves: 4,
+            opening_greedy: 0.0,
             endgame_db_seeds: 0,
             targets: Targets::Result,
             labels: Default::default(),
@@ -620,7 +681,7 @@ mod tests {
     #[test]
     fn games_finish_into_samples_with_consistent_targets() {
         let rules = Rules::kalah64().with_pie(true);
-        let mut sp = SelfPlay::new(&rules, 8, 4, 9, None, Targets::Result).unwrap();
+        let mut sp = SelfPlay::new(&rules, 8, opening(4), 9, None, Targets::Result).unwrap();
         let mut replay = Replay::new(100_000);
         let search = SearchConfig {
             simulations: 4,
@@ -653,8 +714,15 @@ mod tests {
         let db = crate::solver::Endgame::build(&rules, 12, None);
         let oracle = EndgameOracle::from_db(&rules, db);
         let check = EndgameOracle::from_db(&rules, crate::solver::Endgame::build(&rules, 12, None));
-        let mut sp =
-            SelfPlay::new(&rules, 16, 2, 3, Some(Arc::new(oracle)), Targets::Truncated).unwrap();
+        let mut sp = SelfPlay::new(
+            &rules,
+            16,
+            opening(2),
+            3,
+            Some(Arc::new(oracle)),
+            Targets::Truncated,
+        )
+        .unwrap();
         let mut replay = Replay::new(100_000);
         let search = SearchConfig {
             simulations: 8,
