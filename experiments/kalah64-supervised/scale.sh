@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The scaling curve of experiments/kalah64-supervised/README.md: the supervised recipe
-# (configs/kalah64-supervised.toml) at several widths and training lengths, one thread each, each
-# then judged on the two 100,000-position held-out sets. Resumable: a finished run is skipped, a
-# stopped one continued; runs left for later are listed last.
-#   experiments/kalah64-supervised/scale.sh [WIDTHxITERATIONS ...]
+# (configs/kalah64-supervised.toml) at several widths, depths and training lengths, one thread
+# each, each then judged on the two 100,000-position held-out sets. A point is WIDTHxITERATIONS
+# (four hidden layers) or WIDTHxITERATIONSxLAYERS. Resumable: a finished run is skipped, a stopped
+# one continued; runs left for later are listed last. KALAHA names another binary.
+#   experiments/kalah64-supervised/scale.sh [WIDTHxITERATIONS[xLAYERS] ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 k=${KALAHA:-./target/release/kalaha}
@@ -12,15 +13,17 @@ export RAYON_NUM_THREADS=1
 points=("$@")
 [ ${#points[@]} -gt 0 ] || points=(128x150 512x150 256x450 512x450 1024x150)
 for p in "${points[@]}"; do
-  w=${p%x*}; it=${p#*x}
+  IFS=x read -r w it layers <<< "$p"
+  layers=${layers:-4}
   run="sup-w$w-$it"
   if [ "$w" = 256 ] && [ "$it" = 150 ]; then run="sup-recipe-150"; fi
+  if [ "$layers" != 4 ]; then run="sup-w$w-$it-l$layers"; fi
   if [ -f "checkpoints/runs/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/runs/$run/meta.json"; then
     echo "$run: done"
   else
     resume=""; [ -f "checkpoints/runs/$run/meta.json" ] && resume="--resume"
     $k train --config configs/kalah64-supervised.toml --set "run.name=\"$run\"" \
-      --set run.iterations="$it" --set network.hidden="$w" \
+      --set run.iterations="$it" --set network.hidden="$w" --set network.layers="$layers" \
       --set run.experiment_dir='"experiments/kalah64-supervised/tb"' $resume 2>&1 | tee "$out/$run.log"
   fi
   $k judge --network "checkpoints/runs/$run" --heldout --against checkpoints/runs/sup-recipe-150 --json \
