@@ -8,9 +8,10 @@ Positions are drawn as the judge set's non-endgame sources draw them: games of r
 moves mixed (a greedy share drawn per game) or of ``minimax:4`` after 2-6 random moves, stopped at
 a ply drawn from 4-39 once the board holds more than 18 seeds (so outside the 18-seed database),
 with two legal moves at least. ``--source selfplay`` draws instead where self-play looks (the
-network's own 64-simulation games after 0-8 random moves), into its own file. Each is solved exactly, every move (``kalaha.solve``; positions not
-proved within ``--time-limit`` seconds are counted and skipped). A line: ``{"i", "position",
-"source", "ply", "board_seeds", "value", "moves": {pit: value}, "seconds"}``. The default file is in
+network's own 64-simulation games after 0-8 random moves), into its own file. Each is solved
+exactly, every move (``kalaha.solve``; positions not proved within ``--time-limit`` seconds are
+counted and skipped). A line: ``{"i", "position", "source", "ply", "board_seeds", "value",
+"moves": {pit: value}, "seconds"}``. The default file (named by the source and the seed) is in
 the solver cache (``$KALAHA_CACHE`` or ``~/.cache/kalaha``) so that it outlives a checkout; a run
 continues from the number of lines already there (position ``i`` is drawn from ``seed * 1e9 + i``,
 so the set does not depend on where a run stopped).
@@ -66,7 +67,8 @@ def draw(i: int, seed: int, rules: kalaha.Rules, sources: list[str], network: st
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     cache = Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
-    ap.add_argument("--out", type=Path, default=cache / "midgame-labels-6x4-seed1.jsonl")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default: midgame-labels-6x4[-selfplay]-seed<K>.jsonl in the solver cache")
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--time-limit", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
@@ -77,8 +79,9 @@ def main() -> None:
                     help="the network whose games --source selfplay draws from")
     a = ap.parse_args()
     sources = ["mixed", "minimax"] if a.source == "judge" else ["selfplay"]
-    if a.source == "selfplay" and a.out == cache / "midgame-labels-6x4-seed1.jsonl":
-        a.out = cache / f"midgame-labels-6x4-selfplay-seed{a.seed}.jsonl"
+    if a.out is None:
+        tag = "-selfplay" if a.source == "selfplay" else ""
+        a.out = cache / f"midgame-labels-6x4{tag}-seed{a.seed}.jsonl"
     rules = kalaha.Rules()
     a.out.parent.mkdir(parents=True, exist_ok=True)
     done = 0

@@ -88,8 +88,8 @@ pub struct SelfPlayConfig {
     /// Weight of the root search value in the value target (0: the game result alone). The search
     /// value is its utility, so with `search.margin_weight > 0` it mixes in a margin: keep it 0.
     pub value_target_mix: f32,
-    /// Each game starts after 0 to this many uniformly random moves (not trained on), so both
-    /// seats see won and lost positions (default 0).
+    /// Each game starts after 0 to this many opening moves (not trained on), uniformly random
+    /// unless `opening_greedy` says, so both seats see won and lost positions (default 0).
     #[serde(default)]
     pub opening_random_moves: u32,
     /// Chance that an opening move is `greedy`'s instead of uniformly random (default 0), so that

@@ -122,7 +122,7 @@ impl Worker {
         let selfplay = SelfPlay::new(
             &rules,
             cfg.selfplay.games,
-            super::selfplay::Opening::of(&cfg.selfplay),
+            super::selfplay::OpeningMoves::of(&cfg.selfplay),
             seed,
             oracle,
             cfg.selfplay.targets,

@@ -199,26 +199,26 @@ pub struct SelfPlay {
     rules: Rules,
     env: VecEnv,
     history: Vec<Vec<Pending>>,
-    /// Random opening moves left to play in each game (not recorded).
+    /// Opening moves left to play in each game (not recorded).
     opening_left: Vec<u32>,
-    opening: Opening,
+    opening: OpeningMoves,
     oracle: Option<Arc<EndgameOracle>>,
     targets: Targets,
 }
 
 /// How self-play games open: moves not searched and not recorded.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Opening {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpeningMoves {
     /// Each game opens with 0 to this many moves.
     pub moves: u32,
     /// Chance that an opening move is `greedy`'s rather than uniformly random.
     pub greedy: f32,
 }
 
-impl Opening {
+impl OpeningMoves {
     /// The opening a config asks for.
-    pub fn of(cfg: &SelfPlayConfig) -> Opening {
-        Opening {
+    pub fn of(cfg: &SelfPlayConfig) -> OpeningMoves {
+        OpeningMoves {
             moves: cfg.opening_random_moves,
             greedy: cfg.opening_greedy,
         }
@@ -240,7 +240,7 @@ impl SelfPlay {
     pub fn new(
         rules: &Rules,
         games: usize,
-        opening: Opening,
+        opening: OpeningMoves,
         seed: u64,
         oracle: Option<Arc<EndgameOracle>>,
         targets: Targets,
@@ -599,8 +599,8 @@ mod tests {
     use super::*;
     use crate::search::UniformEvaluator;
 
-    fn opening(moves: u32) -> Opening {
-        Opening { moves, greedy: 0.0 }
+    fn opening(moves: u32) -> OpeningMoves {
+        OpeningMoves { moves, greedy: 0.0 }
     }
 
     #[test]
@@ -612,7 +612,7 @@ mod tests {
         // At the start greedy has one best move (pit 3 lands in the store and plays again).
         let best = Greedy.pick(&pos, &mut rng).action(rules.pits()) as u32;
         let picks = |greedy: f32, rng: &mut GameRng| -> Vec<u32> {
-            let o = Opening { moves: 4, greedy };
+            let o = OpeningMoves { moves: 4, greedy };
             (0..300).map(|_| o.pick(&pos, legal, rng)).collect()
         };
         assert!(picks(1.0, &mut rng).iter().all(|&a| a == best));

@@ -43,7 +43,7 @@ impl Trainer {
             selfplay: SelfPlay::new(
                 &rules,
                 cfg.selfplay.games,
-                super::selfplay::Opening::of(&cfg.selfplay),
+                super::selfplay::OpeningMoves::of(&cfg.selfplay),
                 super::run_stream::nth(
                     cfg.run.seed,
                     super::run_stream::SELFPLAY_START,
