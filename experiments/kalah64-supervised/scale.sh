@@ -3,7 +3,7 @@
 # (configs/kalah64-supervised.toml) at several widths, depths and training lengths, one thread
 # each, each then judged on the two 100,000-position held-out sets. A point is WIDTHxITERATIONS
 # (four hidden layers) or WIDTHxITERATIONSxLAYERS. Resumable: a finished run is skipped, a stopped
-# one continued; runs left for later are listed last. KALAHA names another binary.
+# one continued (its log appended to); runs left for later are listed last. KALAHA names another binary.
 #   experiments/kalah64-supervised/scale.sh [WIDTHxITERATIONS[xLAYERS] ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,10 +21,15 @@ for p in "${points[@]}"; do
   if [ -f "checkpoints/runs/$run/meta.json" ] && grep -q "\"iteration\": $it," "checkpoints/runs/$run/meta.json"; then
     echo "$run: done"
   else
-    resume=""; [ -f "checkpoints/runs/$run/meta.json" ] && resume="--resume"
+    resume=""; append=""
+    if [ -f "checkpoints/runs/$run/meta.json" ]; then resume="--resume"; append="-a"; fi
     $k train --config configs/kalah64-supervised.toml --set "run.name=\"$run\"" \
       --set run.iterations="$it" --set network.hidden="$w" --set network.layers="$layers" \
-      --set run.experiment_dir='"experiments/kalah64-supervised/tb"' $resume 2>&1 | tee "$out/$run.log"
+      --set run.experiment_dir='"experiments/kalah64-supervised/tb"' $resume 2>&1 | tee $append "$out/$run.log"
+  fi
+  # A run stopped with Ctrl-C exits cleanly: judge only a finished one, and leave the rest for later.
+  if ! grep -q "\"iteration\": $it," "checkpoints/runs/$run/meta.json"; then
+    echo "$run: stopped before iteration $it; run this script again to continue it" >&2; exit 0
   fi
   $k judge --network "checkpoints/runs/$run" --heldout --against checkpoints/runs/sup-recipe-150 --json \
     > "$out/judge-$run.json"
