@@ -484,3 +484,50 @@ fn a_run_writes_under_checkpoints_runs_and_caches_its_judge_set_in_the_judge_dir
     assert_eq!(sets(&dir.join("sets2")).len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A labels file is a training source in a run of exact labels alone (`selfplay.labels =
+/// "exact"`), as it is beside self-play: its share of positions enters every iteration.
+#[test]
+fn a_labels_file_feeds_a_run_of_exact_labels_alone() {
+    let dir = scratch("label-file-exact");
+    let labels = std::fs::read_to_string(format!(
+        "{}/experiments/midgame-labels/labels-6x4-seed1.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let head: String = labels.lines().take(40).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("labels.jsonl"), head).unwrap();
+    let cfg = config();
+    let run = |share: &str| {
+        ok(&kalaha(
+            &dir,
+            &[
+                "train",
+                "--config",
+                &cfg,
+                "--set",
+                "run.iterations=1",
+                "--set",
+                &format!("run.name=\"exact-{}\"", share.replace('.', "-")),
+                "--set",
+                "selfplay.labels=\"exact\"",
+                "--set",
+                "selfplay.label_file=\"labels.jsonl\"",
+                "--set",
+                &format!("selfplay.label_file_share={share}"),
+                "--set",
+                "selfplay.label_file_holdout=0",
+            ],
+        ));
+        let meta = std::fs::read_to_string(dir.join(format!(
+            "checkpoints/runs/exact-{}/meta.json",
+            share.replace('.', "-")
+        )))
+        .unwrap();
+        let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+        meta["positions"].as_u64().unwrap()
+    };
+    // 1,024 positions an iteration from the database, and half as many again from the file.
+    assert_eq!(run("0.5"), 1024 + 512);
+    assert_eq!(run("1.0"), 1024 + 1024);
+}

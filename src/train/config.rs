@@ -136,8 +136,9 @@ pub struct SelfPlayConfig {
     pub label_skip_forced: bool,
     /// A file of exactly labelled positions outside the database (JSON lines, as
     /// `experiments/midgame-labels/label.py` writes them; see [`super::label_file`]), mixed into
-    /// each iteration with `label_file_share`. A relative path is read from the working
-    /// directory. Default none.
+    /// each iteration with `label_file_share`, beside self-play or beside the database's labels
+    /// (`labels = "exact"`) alike. A relative path is read from the working directory. Default
+    /// none.
     #[serde(default)]
     pub label_file: Option<String>,
     /// With `label_file`: this share of `positions_per_iteration` more positions drawn from the

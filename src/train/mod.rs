@@ -343,7 +343,8 @@ mod iteration_stream {
 
 /// Plays `selfplay.positions_per_iteration` new positions into `replay` as a config asks:
 /// self-play with `ev`'s network (and labelled database positions with `exact_share`), or exact
-/// labels alone; the statistics and the network evaluations made.
+/// labels alone; then `label_file_share` more from the labels file, if any. The statistics and the
+/// network evaluations made.
 fn play(
     cfg: &TrainConfig,
     selfplay: &mut SelfPlay,
@@ -365,11 +366,14 @@ fn play(
             selfplay.generate(n, &cfg.selfplay, &cfg.search, &mut ev, replay, seed, stop)
         }
     };
-    if let (Some(l), false) = (labeller, exact_only) {
-        let extra = (cfg.selfplay.exact_share * n as f32).round() as usize;
-        let more = l.generate(extra, replay, derive(seed, iteration_stream::LABELS), stop);
-        st.positions += more.positions;
-        st.exact_positions += more.exact_positions;
+    if let Some(l) = labeller {
+        if !exact_only {
+            let extra = (cfg.selfplay.exact_share * n as f32).round() as usize;
+            let more = l.generate(extra, replay, derive(seed, iteration_stream::LABELS), stop);
+            st.positions += more.positions;
+            st.exact_positions += more.exact_positions;
+        }
+        // The labels file is a source beside self-play and beside the database's labels alike.
         let wanted = (cfg.selfplay.label_file_share * n as f32).round() as usize;
         let from_file =
             l.generate_file(wanted, replay, derive(seed, iteration_stream::LABEL_FILE)) as u64;
