@@ -499,6 +499,7 @@ fn a_labels_file_feeds_a_run_of_exact_labels_alone() {
     std::fs::write(dir.join("labels.jsonl"), head).unwrap();
     let cfg = config();
     let run = |share: &str| {
+        let name = format!("exact-{}", share.replace('.', "-"));
         ok(&kalaha(
             &dir,
             &[
@@ -508,7 +509,7 @@ fn a_labels_file_feeds_a_run_of_exact_labels_alone() {
                 "--set",
                 "run.iterations=1",
                 "--set",
-                &format!("run.name=\"exact-{}\"", share.replace('.', "-")),
+                &format!("run.name=\"{name}\""),
                 "--set",
                 "selfplay.labels=\"exact\"",
                 "--set",
@@ -519,15 +520,13 @@ fn a_labels_file_feeds_a_run_of_exact_labels_alone() {
                 "selfplay.label_file_holdout=0",
             ],
         ));
-        let meta = std::fs::read_to_string(dir.join(format!(
-            "checkpoints/runs/exact-{}/meta.json",
-            share.replace('.', "-")
-        )))
-        .unwrap();
+        let meta = std::fs::read_to_string(dir.join(format!("checkpoints/runs/{name}/meta.json")))
+            .unwrap();
         let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
         meta["positions"].as_u64().unwrap()
     };
     // 1,024 positions an iteration from the database, and half as many again from the file.
     assert_eq!(run("0.5"), 1024 + 512);
     assert_eq!(run("1.0"), 1024 + 1024);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -64,6 +64,26 @@ def draw(i: int, seed: int, rules: kalaha.Rules, sources: list[str], network: st
     return pos, source, ply
 
 
+def whole_lines(path: Path) -> list[dict]:
+    """The lines of a labels file being resumed, parsed. A line cut short by a stop (and any after
+    it) is dropped from the file, through a temporary file renamed over it, to be written again."""
+    if not path.exists():
+        return []
+    with path.open() as f:
+        lines = [line for line in f if line.strip()]
+    good = []
+    for line in lines:
+        try:
+            good.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    if len(good) != len(lines):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("".join(json.dumps(g) + "\n" for g in good))
+        tmp.replace(path)
+    return good
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     cache = Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
@@ -84,22 +104,8 @@ def main() -> None:
         a.out = cache / f"midgame-labels-6x4{tag}-seed{a.seed}.jsonl"
     rules = kalaha.Rules()
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    done = 0
-    if a.out.exists():
-        with a.out.open() as f:
-            lines = [line for line in f if line.strip()]
-        # A line cut short by a stop is dropped and written again.
-        good = []
-        for line in lines:
-            try:
-                good.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-        done = good[-1]["i"] + 1 if good else 0
-        if len(good) != len(lines):
-            tmp = a.out.with_name(a.out.name + ".tmp")
-            tmp.write_text("".join(json.dumps(g) + "\n" for g in good))
-            tmp.replace(a.out)
+    good = whole_lines(a.out)
+    done = good[-1]["i"] + 1 if good else 0
     start, labelled, unsolved = time.time(), 0, 0
     i = done
     with a.out.open("a") as f:

@@ -31,7 +31,8 @@ import kalaha
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "midgame-labels"))
-from label import board_seeds, draw  # noqa: E402
+from label import board_seeds, draw, whole_lines  # noqa: E402
+from score import load  # noqa: E402
 
 
 def labels(positions, net, simulations: int, seed: int) -> list[tuple[int, dict[str, int]]]:
@@ -68,25 +69,12 @@ def main() -> None:
         ap.error("seed 1 draws the exact labels' positions: use another seed")
     if a.out is None:
         a.out = cache / f"midgame-teacher-6x4-seed{a.seed}-s{a.simulations}.jsonl"
-    held = set()
-    for f in a.exclude:
-        if f.exists():
-            held.update(json.loads(line)["position"] for line in f.open() if line.strip())
+    held = {r["position"] for r in load(a.exclude)}
     rules = kalaha.Rules()
     net = kalaha.Network.load(a.network)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    done, next_i = 0, 0
-    if a.out.exists():
-        good = []
-        for line in a.out.open():
-            try:
-                good.append(json.loads(line))
-            except json.JSONDecodeError:
-                break  # a line cut short by a stop: dropped and written again
-        done, next_i = len(good), (good[-1]["i"] + 1 if good else 0)
-        tmp = a.out.with_name(a.out.name + ".tmp")
-        tmp.write_text("".join(json.dumps(g) + "\n" for g in good))
-        tmp.replace(a.out)
+    good = whole_lines(a.out)
+    done, next_i = len(good), (good[-1]["i"] + 1 if good else 0)
     start, i, left_out = time.time(), next_i, 0
     with a.out.open("a") as f:
         while done < a.positions:
