@@ -652,8 +652,11 @@ fn work_for_an_abandoned_game_is_cancelled_and_frees_its_place() {
         j["running"].as_u64() == Some(0) && j["heavy_places_free"].as_u64() == Some(1)
     });
 
-    // 4. An analysis whose client goes away is cancelled.
+    // 4. An analysis whose client goes away is cancelled. With no network, an analysis is two
+    // jobs: minimax's view (milliseconds), then the proof; the client leaves once the proof runs
+    // (if it left between the two, no proof would start and none would count as cancelled).
     let before = cancelled(addr);
+    let finished_before = jobs(addr)["finished"].as_u64().unwrap();
     let body =
         json!({"rules": kalah66(), "position": "6,6,6,6,6,6,0/6,6,6,6,6,6,0 s", "time_limit": 600})
             .to_string();
@@ -664,7 +667,27 @@ fn work_for_an_abandoned_game_is_cancelled_and_frees_its_place() {
         body.len()
     )
     .unwrap();
-    wait_jobs(addr, "the analysis runs", SOON, running(1));
+    wait_jobs(addr, "the analysis's proof runs", SOON, |j| {
+        j["finished"].as_u64().unwrap() > finished_before && j["running"].as_u64() == Some(1)
+    });
+    // A second analysis waits for the one place; its client leaves before it starts.
+    let mut queued = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        queued,
+        "POST /api/analyse HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    wait_jobs(addr, "the second analysis waits", SOON, |j| {
+        j["waiting"].as_u64() == Some(1)
+    });
+    drop(queued);
+    wait_jobs(addr, "the waiting analysis is cancelled", SOON, |j| {
+        j["cancelled"].as_u64().unwrap() > before
+            && j["waiting"].as_u64() == Some(0)
+            && j["running"].as_u64() == Some(1)
+    });
+    let before = cancelled(addr);
     drop(s);
     wait_jobs(addr, "the analysis is cancelled", SOON, |j| {
         j["cancelled"].as_u64().unwrap() > before && j["running"].as_u64() == Some(0)

@@ -158,6 +158,38 @@ impl Drop for SetOnDrop {
     }
 }
 
+/// A job waiting for its place, counted in `waiting`; counted cancelled if dropped before it
+/// `started` (its request went away, or the server stopped; from then on its thread counts it).
+struct Queued {
+    counts: Arc<Counts>,
+    kind: &'static str,
+    started: bool,
+}
+
+impl Queued {
+    fn new(counts: &Arc<Counts>, kind: &'static str) -> Queued {
+        counts.waiting.fetch_add(1, Ordering::Relaxed);
+        Queued {
+            counts: Arc::clone(counts),
+            kind,
+            started: false,
+        }
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.counts.waiting.fetch_sub(1, Ordering::Relaxed);
+        if !self.started {
+            self.counts.cancelled.fetch_add(1, Ordering::Relaxed);
+            eprintln!(
+                "kalaha serve: {} cancelled before it started: it waited for a place",
+                self.kind
+            );
+        }
+    }
+}
+
 /// The job runner: the heavy queue, the server's stop flag and the counts.
 pub struct Jobs {
     heavy: Arc<Semaphore>,
@@ -167,6 +199,7 @@ pub struct Jobs {
 
 #[derive(Default)]
 struct Counts {
+    waiting: AtomicU64,
     running: AtomicU64,
     finished: AtomicU64,
     cancelled: AtomicU64,
@@ -193,10 +226,12 @@ impl Jobs {
         self.counts.cancelled.load(Ordering::Relaxed)
     }
 
-    /// The counts as JSON: jobs running, finished, cancelled, and the heavy queue's free places.
+    /// The counts as JSON: jobs waiting for a place, running, finished, cancelled, and the heavy
+    /// queue's free places.
     pub fn json(&self) -> Value {
         let c = &self.counts;
         json!({
+            "waiting": c.waiting.load(Ordering::Relaxed),
             "running": c.running.load(Ordering::Relaxed),
             "finished": c.finished.load(Ordering::Relaxed),
             "cancelled": c.cancelled.load(Ordering::Relaxed),
@@ -220,6 +255,8 @@ impl Jobs {
             moved: job.game.as_ref().and_then(|w| w.moved.clone()),
             request,
         };
+        // A request dropped while its job waits for a place cancels the job before it starts.
+        let mut queued = Queued::new(&self.counts, job.kind);
         let permit = if job.heavy {
             Some(
                 Arc::clone(&self.heavy)
@@ -230,6 +267,8 @@ impl Jobs {
         } else {
             None
         };
+        queued.started = true;
+        drop(queued);
         let counts = Arc::clone(&self.counts);
         let kind = job.kind;
         let id = job.game.as_ref().map(|w| w.id.clone());
