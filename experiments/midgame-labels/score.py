@@ -63,10 +63,10 @@ def sign_test(a: int, b: int) -> float:
 
 def score(net, positions, optimal, simulations):
     """Hits of the network alone and searching, one per position."""
-    obs = np.stack([p.observation() for p in positions]).astype(np.float32)
     mask = np.stack([p.action_mask() for p in positions])
     # Actions are pit numbers minus one for the player to move (no swap under these rules).
-    alone = pick(net(obs, mask), mask) + 1
+    # Positions, not observations: a lookahead network reads what every move does.
+    alone = pick(net(list(positions), mask), mask) + 1
     searched = kalaha.search(positions, net, simulations=simulations, temperature=0.0,
                              endgame_db=True)["action"] + 1
     return (np.array([int(x) in o for x, o in zip(alone, optimal)]),
