@@ -553,6 +553,19 @@ fn cancelled(addr: SocketAddr) -> u64 {
     jobs(addr)["cancelled"].as_u64().unwrap()
 }
 
+/// Sends `POST /api/analyse` with `body` on a connection of its own and leaves the reply unread:
+/// dropping the stream is the client going away.
+fn analysis_request(addr: SocketAddr, body: &str) -> std::net::TcpStream {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST /api/analyse HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    s
+}
+
 /// Bounds here are generous (the machine is shared): a cancelled proof stops within
 /// milliseconds, its time limit is 10 minutes, and each wait below allows 20 seconds.
 const SOON: Duration = Duration::from_secs(20);
@@ -660,24 +673,12 @@ fn work_for_an_abandoned_game_is_cancelled_and_frees_its_place() {
     let body =
         json!({"rules": kalah66(), "position": "6,6,6,6,6,6,0/6,6,6,6,6,6,0 s", "time_limit": 600})
             .to_string();
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "POST /api/analyse HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
+    let s = analysis_request(addr, &body);
     wait_jobs(addr, "the analysis's proof runs", SOON, |j| {
         j["finished"].as_u64().unwrap() > finished_before && j["running"].as_u64() == Some(1)
     });
     // A second analysis waits for the one place; its client leaves before it starts.
-    let mut queued = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        queued,
-        "POST /api/analyse HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
+    let queued = analysis_request(addr, &body);
     wait_jobs(addr, "the second analysis waits", SOON, |j| {
         j["waiting"].as_u64() == Some(1)
     });

@@ -175,6 +175,11 @@ impl Queued {
             started: false,
         }
     }
+
+    /// The job has its place: no longer waiting, and not cancelled here.
+    fn start(mut self) {
+        self.started = true;
+    }
 }
 
 impl Drop for Queued {
@@ -256,7 +261,7 @@ impl Jobs {
             request,
         };
         // A request dropped while its job waits for a place cancels the job before it starts.
-        let mut queued = Queued::new(&self.counts, job.kind);
+        let queued = Queued::new(&self.counts, job.kind);
         let permit = if job.heavy {
             Some(
                 Arc::clone(&self.heavy)
@@ -267,8 +272,7 @@ impl Jobs {
         } else {
             None
         };
-        queued.started = true;
-        drop(queued);
+        queued.start();
         let counts = Arc::clone(&self.counts);
         let kind = job.kind;
         let id = job.game.as_ref().map(|w| w.id.clone());
