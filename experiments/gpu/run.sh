@@ -57,6 +57,12 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
     export XDG_RUNTIME_DIR="$WORK/xdg" && mkdir -m 700 "$XDG_RUNTIME_DIR"
 fi
 ICD_NOTE="system"
+# The driver's own ICD file where the driver is mounted outside the system paths (the lent GPU machine).
+DRIVER_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] && [ -e "$DRIVER_ICD" ]; then
+    export VK_DRIVER_FILES="$DRIVER_ICD"
+    ICD_NOTE="$DRIVER_ICD"
+fi
 if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] \
     && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
     NV=$( (ldconfig -p 2>/dev/null | grep -o '/[^ ]*libGLX_nvidia\.so\.0$'; \
