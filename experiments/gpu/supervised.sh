@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Issue 24's supervised scaling curve past what 2 cores can train: configs/kalah64-supervised.toml
+# (exact endgame-database labels drawn where the judge looks) with a bigger network, for longer, on
+# a lent GPU machine, in one call. The run is stopped with Ctrl-C (SIGINT: the trainer checkpoints)
+# at BUDGET_S seconds if it has not finished; then the network alone is judged on both
+# 100,000-position held-out sets and the 1,200-position judge set. Everything goes to $OUT
+# (default: a scratch folder): supervised.json (the judge report, with the run's settings, the
+# iteration reached and the wall times; train_exit 124 means stopped at the budget), train.log, and
+# the network (meta.json and its last model, as `kalaha release` keeps it) as network.tar.gz, split
+# into parts of 15 MiB (network.tar.gz.00, .01, ...) so that each comes back from the device.
+#
+#   experiments/gpu/supervised.sh [DEVICE]     DEVICE: wgpu (default), cuda or cpu (a dry run)
+#
+# Knobs (environment): HIDDEN (1024), LAYERS (4), ITERS (500: the cosine schedule's length; at
+# about 0.75 s an iteration for 4x1024 on an H200, by run.sh's rates, 500 fit the default budget),
+# BATCH (1024), STEPS (64 gradient steps an iteration), POSITIONS (16384 labelled positions an
+# iteration), LR (0.002), BUDGET_S (480: training stops here), EVAL_EVERY (0: only at the end), NAME
+# (sup-gpu-HIDDENxLAYERS-ITERS). The binary is found as run.sh finds it (KALAHA_BIN, target/gpu/...);
+# carry `target/gpu` as for run.sh. Compare with experiments/kalah64-supervised (4x512 x 1500 on one
+# CPU core, 7,578 s: 97.19% on the judge-like held-out set).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+DEVICE=${1:-wgpu}
+HIDDEN=${HIDDEN:-1024}
+LAYERS=${LAYERS:-4}
+ITERS=${ITERS:-500}
+BATCH=${BATCH:-1024}
+STEPS=${STEPS:-64}
+POSITIONS=${POSITIONS:-16384}
+LR=${LR:-0.002}
+BUDGET_S=${BUDGET_S:-480}
+EVAL_EVERY=${EVAL_EVERY:-0}
+NAME=${NAME:-sup-gpu-${HIDDEN}x${LAYERS}-${ITERS}}
+OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+BIN=${KALAHA_BIN:-}
+if [ -z "$BIN" ] && [ -x target/gpu/kalaha ]; then
+    BIN=target/gpu/kalaha
+elif [ -z "$BIN" ] && [ -e target/gpu/kalaha.gz ]; then
+    gunzip -c target/gpu/kalaha.gz >"$WORK/kalaha" && chmod +x "$WORK/kalaha" && BIN="$WORK/kalaha"
+elif [ -z "$BIN" ] && [ -x target/release/kalaha ]; then
+    BIN=target/release/kalaha
+fi
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+    echo "supervised.sh: no kalaha binary (set KALAHA_BIN, or see experiments/gpu/prepare.sh)" >&2
+    exit 2
+fi
+if [ -e target/gpu/lib/libvulkan.so.1 ]; then
+    export LD_LIBRARY_PATH="$PWD/target/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+DRIVER_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] && [ -e "$DRIVER_ICD" ]; then
+    export VK_DRIVER_FILES="$DRIVER_ICD"
+fi
+export KALAHA_CACHE=${KALAHA_CACHE:-$HOME/.cache/kalaha}
+RUNS="$WORK/runs"
+
+echo "supervised.sh: $NAME on $DEVICE for at most $BUDGET_S s (output in $OUT)" >&2
+t0=$SECONDS
+timeout -s INT -k 60 "$BUDGET_S" "$BIN" train --config configs/kalah64-supervised.toml \
+    --set run.name="\"$NAME\"" --set run.device="\"$DEVICE\"" --set run.iterations="$ITERS" \
+    --set run.checkpoint_dir="\"$RUNS\"" --set run.experiment_dir="\"$WORK/tb\"" \
+    --set network.hidden="$HIDDEN" --set network.layers="$LAYERS" \
+    --set optim.batch_size="$BATCH" --set optim.steps_per_iteration="$STEPS" --set optim.lr="$LR" \
+    --set selfplay.positions_per_iteration="$POSITIONS" --set eval.every="$EVAL_EVERY" \
+    >"$OUT/train.log" 2>&1
+train_rc=$?
+train_s=$((SECONDS - t0))
+# The last iteration the log reports (the trainer's progress lines; carriage returns to lines).
+reached=$(tr '\r' '\n' <"$OUT/train.log" | grep -ao '^iteration [0-9]*' | tail -n1 | grep -o '[0-9]*$')
+echo "supervised.sh: training stopped after $train_s s (exit $train_rc, iteration ${reached:-none})" >&2
+if [ ! -e "$RUNS/$NAME/meta.json" ]; then
+    echo "supervised.sh: no checkpoint was written; see $OUT/train.log" >&2
+    tail -n 5 "$OUT/train.log" >&2
+    exit 1
+fi
+
+t1=$SECONDS
+"$BIN" judge --network "$RUNS/$NAME" --heldout --json >"$WORK/judge.json" 2>"$OUT/judge.log"
+judge_rc=$?
+judge_s=$((SECONDS - t1))
+# The network as `kalaha release` keeps it (meta.json and the last model), not the replay buffer.
+last=$(cd "$RUNS/$NAME" && ls model-*.bpk | sort | tail -n1)
+(cd "$RUNS" && tar czf "$WORK/network.tar.gz" "$NAME/meta.json" "$NAME/$last") && split -b 15M -d "$WORK/network.tar.gz" "$OUT/network.tar.gz."
+
+python3 - "$WORK/judge.json" "$OUT/supervised.json" "$DEVICE" "$NAME" "$HIDDEN" "$LAYERS" "$ITERS" \
+    "$BATCH" "$STEPS" "$POSITIONS" "$LR" "$BUDGET_S" "${reached:-0}" "$train_rc" "$train_s" \
+    "$judge_rc" "$judge_s" <<'PY'
+import json, os, sys
+(judge, out, device, name, hidden, layers, iters, batch, steps, positions, lr, budget, reached,
+ train_rc, train_s, judge_rc, judge_s) = sys.argv[1:]
+report = {
+    "script": "experiments/gpu/supervised.sh",
+    "device": device,
+    "name": name,
+    "hidden": int(hidden),
+    "layers": int(layers),
+    "iterations_planned": int(iters),
+    "iterations_reached": int(reached),
+    "batch_size": int(batch),
+    "steps_per_iteration": int(steps),
+    "positions_per_iteration": int(positions),
+    "lr": float(lr),
+    "budget_seconds": int(budget),
+    "train_exit": int(train_rc),
+    "train_seconds": int(train_s),
+    "judge_exit": int(judge_rc),
+    "judge_seconds": int(judge_s),
+    "cpus": os.cpu_count(),
+}
+try:
+    report["judge"] = json.load(open(judge))
+except (OSError, ValueError) as e:
+    report["judge_error"] = str(e)
+json.dump(report, open(out, "w"), indent=1)
+j = report.get("judge", {})
+sets = {h["set"]: h["optimal_rate"] for h in j.get("heldout", [])}
+print(json.dumps({"name": name, "iterations_reached": int(reached), "train_seconds": int(train_s),
+                  "judge_set": j.get("optimal_rate"), "heldout": sets}))
+PY
