@@ -12,7 +12,8 @@
 #   experiments/gpu/supervised.sh [DEVICE]     DEVICE: wgpu (default), cuda or cpu (a dry run)
 #
 # Knobs (environment): HIDDEN (1024), LAYERS (4), ITERS (500: the cosine schedule's length; at
-# about 0.75 s an iteration for 4x1024 on an H200, by run.sh's rates, 500 fit the default budget),
+# about 0.75 s an iteration for 4x1024 on an H200, estimated from run.sh's 6x1024 rate, 500 should
+# fit the default budget),
 # BATCH (1024), STEPS (64 gradient steps an iteration), POSITIONS (16384 labelled positions an
 # iteration), LR (0.002), BUDGET_S (480: training stops here), EVAL_EVERY (0: only at the end), NAME
 # (sup-gpu-HIDDENxLAYERS-ITERS). The binary is found as run.sh finds it (KALAHA_BIN, target/gpu/...);
