@@ -35,47 +35,9 @@ CASES=${CASES:-kalah64 big}
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-BIN=${KALAHA_BIN:-}
-if [ -z "$BIN" ] && [ -x target/gpu/kalaha ]; then
-    BIN=target/gpu/kalaha
-elif [ -z "$BIN" ] && [ -e target/gpu/kalaha.gz ]; then
-    gunzip -c target/gpu/kalaha.gz >"$WORK/kalaha" && chmod +x "$WORK/kalaha" && BIN="$WORK/kalaha"
-elif [ -z "$BIN" ] && [ -x target/release/kalaha ]; then
-    BIN=target/release/kalaha
-fi
-if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
-    echo "run.sh: no kalaha binary (set KALAHA_BIN, or build one: see the head of this script)" >&2
-    exit 2
-fi
-
-# A carried Vulkan loader, and the NVIDIA driver's ICD where no JSON file names it.
-if [ -e target/gpu/lib/libvulkan.so.1 ]; then
-    export LD_LIBRARY_PATH="$PWD/target/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-# Mesa's window-system probing wants one (it only complains without).
-if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
-    export XDG_RUNTIME_DIR="$WORK/xdg" && mkdir -m 700 "$XDG_RUNTIME_DIR"
-fi
-ICD_NOTE="system"
-# The driver's own ICD file where the driver is mounted outside the system paths (the lent GPU machine).
-DRIVER_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] && [ -e "$DRIVER_ICD" ]; then
-    export VK_DRIVER_FILES="$DRIVER_ICD"
-    ICD_NOTE="$DRIVER_ICD"
-fi
-if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] \
-    && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
-    NV=$( (ldconfig -p 2>/dev/null | grep -o '/[^ ]*libGLX_nvidia\.so\.0$'; \
-           ls /usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0 /usr/lib64/libGLX_nvidia.so.0 2>/dev/null) | head -n1)
-    if [ -n "$NV" ]; then
-        printf '{"file_format_version":"1.0.0","ICD":{"library_path":"%s","api_version":"1.3.0"}}\n' \
-            "$NV" > "$WORK/nvidia_icd.json"
-        export VK_ICD_FILENAMES="$WORK/nvidia_icd.json"
-        ICD_NOTE="written for $NV"
-    fi
-fi
-# One endgame database cache for every case (built by the first kalah64 case, loaded after).
-export KALAHA_CACHE=${KALAHA_CACHE:-$HOME/.cache/kalaha}
+SCRIPT=run.sh
+# shellcheck source=experiments/gpu/device-env.sh
+. experiments/gpu/device-env.sh
 
 # run_to NAME LIMIT ARGS...: `kalaha ARGS --json` into $WORK/NAME.json (or NAME.err).
 run_to() {

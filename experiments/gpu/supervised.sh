@@ -38,26 +38,9 @@ mkdir -p "$OUT"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-BIN=${KALAHA_BIN:-}
-if [ -z "$BIN" ] && [ -x target/gpu/kalaha ]; then
-    BIN=target/gpu/kalaha
-elif [ -z "$BIN" ] && [ -e target/gpu/kalaha.gz ]; then
-    gunzip -c target/gpu/kalaha.gz >"$WORK/kalaha" && chmod +x "$WORK/kalaha" && BIN="$WORK/kalaha"
-elif [ -z "$BIN" ] && [ -x target/release/kalaha ]; then
-    BIN=target/release/kalaha
-fi
-if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
-    echo "supervised.sh: no kalaha binary (set KALAHA_BIN, or see experiments/gpu/prepare.sh)" >&2
-    exit 2
-fi
-if [ -e target/gpu/lib/libvulkan.so.1 ]; then
-    export LD_LIBRARY_PATH="$PWD/target/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-DRIVER_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] && [ -e "$DRIVER_ICD" ]; then
-    export VK_DRIVER_FILES="$DRIVER_ICD"
-fi
-export KALAHA_CACHE=${KALAHA_CACHE:-$HOME/.cache/kalaha}
+SCRIPT=supervised.sh
+# shellcheck source=experiments/gpu/device-env.sh
+. experiments/gpu/device-env.sh
 RUNS="$WORK/runs"
 
 echo "supervised.sh: $NAME on $DEVICE for at most $BUDGET_S s (output in $OUT)" >&2
