@@ -16,11 +16,14 @@ use kalaha::rules::{Position, Preset, Rules};
 use common::checkpoints::{fake, temp_root};
 
 /// Takes the weights out of `root/folder` (made by [`fake`]): a sidecar without its network.
-fn without_weights(root: &Path, folder: &str) {
+/// Removes the weights file of `root/folder`'s checkpoint and returns its name.
+fn without_weights(root: &Path, folder: &str) -> String {
     let dir = root.join(folder);
     let text = std::fs::read_to_string(dir.join("meta.json")).unwrap();
     let meta: serde_json::Value = serde_json::from_str(&text).unwrap();
-    std::fs::remove_file(dir.join(meta["files"]["model"].as_str().unwrap())).unwrap();
+    let file = meta["files"]["model"].as_str().unwrap().to_string();
+    std::fs::remove_file(dir.join(&file)).unwrap();
+    file
 }
 
 fn norwegian() -> Rules {
@@ -290,7 +293,7 @@ fn a_canonical_folder_that_cannot_serve_is_named_in_the_error() {
     std::fs::write(root.join("norwegian/meta.json"), "{ not json").unwrap();
     fake(&root, "children", &Rules::kalah64());
     fake(&root, "swedish", &preset("swedish"));
-    without_weights(&root, "swedish");
+    let weights = without_weights(&root, "swedish");
     // Unreadable folders elsewhere are passed over in silence.
     std::fs::create_dir_all(root.join("broken")).unwrap();
     std::fs::write(root.join("broken/meta.json"), "{").unwrap();
@@ -318,7 +321,7 @@ fn a_canonical_folder_that_cannot_serve_is_named_in_the_error() {
     );
     let e = find_in(&preset("swedish"), &roots).unwrap_err().to_string();
     assert!(
-        e.contains("its weights model-000450.bpk are missing"),
+        e.contains(&format!("its weights {weights} are missing")),
         "{e}"
     );
     // The Kalah(6,4) network in the folder called `children` still serves Kalah(6,4).
