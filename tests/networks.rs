@@ -16,7 +16,7 @@ use kalaha::rules::{Position, Preset, Rules};
 use common::checkpoints::{fake, temp_root};
 
 /// Takes the weights out of `root/folder` (made by [`fake`]): a sidecar without its network.
-/// Removes the weights file of `root/folder`'s checkpoint and returns its name.
+/// Returns the removed weights file's name.
 fn without_weights(root: &Path, folder: &str) -> String {
     let dir = root.join(folder);
     let text = std::fs::read_to_string(dir.join("meta.json")).unwrap();
