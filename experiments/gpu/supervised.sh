@@ -13,11 +13,10 @@
 #
 # Knobs (environment): HIDDEN (1024), LAYERS (4), ITERS (500: the cosine schedule's length; at
 # about 0.75 s an iteration for 4x1024 on an H200, estimated from run.sh's 6x1024 rate, 500 should
-# fit the default budget),
-# BATCH (1024), STEPS (64 gradient steps an iteration), POSITIONS (16384 labelled positions an
-# iteration), LR (0.002), BUDGET_S (480: training stops here), EVAL_EVERY (0: only at the end), NAME
-# (sup-gpu-HIDDENxLAYERS-ITERS). The binary is found as run.sh finds it (KALAHA_BIN, target/gpu/...);
-# carry `target/gpu` as for run.sh. Compare with experiments/kalah64-supervised (4x512 x 1500 on one
+# fit the default budget), BATCH (1024), STEPS (64 gradient steps an iteration), POSITIONS (16384
+# labelled positions an iteration), LR (0.002), BUDGET_S (480: training stops here), EVAL_EVERY (0:
+# only at the end), NAME (sup-gpu-HIDDENxLAYERS-ITERS). The binary and Vulkan are set up by
+# device-env.sh, as for run.sh (KALAHA_BIN, target/gpu/...); carry `target/gpu` as for run.sh. Compare with experiments/kalah64-supervised (4x512 x 1500 on one
 # CPU core, 7,578 s: 97.19% on the judge-like held-out set).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,25 +53,26 @@ timeout -s INT -k 60 "$BUDGET_S" "$BIN" train --config configs/kalah64-supervise
     >"$OUT/train.log" 2>&1
 train_rc=$?
 train_s=$((SECONDS - t0))
-# The last iteration the log reports (the trainer's progress lines; carriage returns to lines).
-reached=$(tr '\r' '\n' <"$OUT/train.log" | grep -ao '^iteration [0-9]*' | tail -n1 | grep -o '[0-9]*$')
-echo "supervised.sh: training stopped after $train_s s (exit $train_rc, iteration ${reached:-none})" >&2
 if [ ! -e "$RUNS/$NAME/meta.json" ]; then
     echo "supervised.sh: no checkpoint was written; see $OUT/train.log" >&2
     tail -n 5 "$OUT/train.log" >&2
     exit 1
 fi
+# The checkpoint's sidecar names its iteration and its weights file.
+read -r reached model < <(python3 -c 'import json, sys; m = json.load(open(sys.argv[1]));
+print(m["iteration"], m["files"]["model"])' "$RUNS/$NAME/meta.json")
+echo "supervised.sh: training stopped after $train_s s (exit $train_rc, checkpoint of iteration $reached)" >&2
 
 t1=$SECONDS
 "$BIN" judge --network "$RUNS/$NAME" --heldout --json >"$WORK/judge.json" 2>"$OUT/judge.log"
 judge_rc=$?
 judge_s=$((SECONDS - t1))
-# The network as `kalaha release` keeps it (meta.json and the last model), not the replay buffer.
-last=$(cd "$RUNS/$NAME" && ls model-*.bpk | sort | tail -n1)
-(cd "$RUNS" && tar czf "$WORK/network.tar.gz" "$NAME/meta.json" "$NAME/$last") && split -b 15M -d "$WORK/network.tar.gz" "$OUT/network.tar.gz."
+# The network as `kalaha release` keeps it (meta.json and its model), not the replay buffer.
+(cd "$RUNS" && tar czf "$WORK/network.tar.gz" "$NAME/meta.json" "$NAME/$model") \
+    && split -b 15M -d "$WORK/network.tar.gz" "$OUT/network.tar.gz."
 
 python3 - "$WORK/judge.json" "$OUT/supervised.json" "$DEVICE" "$NAME" "$HIDDEN" "$LAYERS" "$ITERS" \
-    "$BATCH" "$STEPS" "$POSITIONS" "$LR" "$BUDGET_S" "${reached:-0}" "$train_rc" "$train_s" \
+    "$BATCH" "$STEPS" "$POSITIONS" "$LR" "$BUDGET_S" "$reached" "$train_rc" "$train_s" \
     "$judge_rc" "$judge_s" <<'PY'
 import json, os, sys
 (judge, out, device, name, hidden, layers, iters, batch, steps, positions, lr, budget, reached,
