@@ -167,10 +167,12 @@ fn main() -> anyhow::Result<()> {
             "seconds": started.elapsed().as_secs_f64(),
             "rss_mib_after": rss_mib(),
             "games_held": server.app.store.len(),
+            // Cumulative over the levels run so far (only `hard` adds to them).
+            "network_evaluations": server.app.engines.evaluations_json(),
         });
         if !a.json {
             println!(
-                "{level:>8}: {} games, {} moves, {} failed; move p50 {:.1} ms, p90 {:.1}, p95 {:.1}, p99 {:.1}, max {:.1}; {:.0} s; RSS {:.0} MiB",
+                "{level:>8}: {} games, {} moves, {} failed; move p50 {:.1} ms, p90 {:.1}, p95 {:.1}, p99 {:.1}, max {:.1}; {:.0} s; RSS {:.0} MiB; network batches so far {} (mean {:.1} positions)",
                 a.games,
                 moves.len(),
                 failed,
@@ -181,11 +183,16 @@ fn main() -> anyhow::Result<()> {
                 row["max_ms"].as_f64().unwrap_or(f64::NAN),
                 row["seconds"].as_f64().unwrap_or(0.0),
                 row["rss_mib_after"].as_f64().unwrap_or(f64::NAN),
+                row["network_evaluations"]["batches"],
+                row["network_evaluations"]["mean_batch"]
+                    .as_f64()
+                    .unwrap_or(0.0),
             );
         }
         rows.push(row);
     }
     let out = json!({
+        "hard": server.app.engines.bot_name(kalaha::play::Level::Hard, &Rules::kalah64()),
         "games_per_level": a.games,
         "think_ms": a.think.as_millis() as u64,
         "rss_mib_at_start": rss_start,

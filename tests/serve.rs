@@ -115,6 +115,30 @@ fn a_whole_game_at_each_level_and_in_practice() {
     );
 }
 
+/// Level hard's games share one network thread: games played at once have their searches'
+/// evaluations answered in common forward passes, and every game still ends.
+#[test]
+fn hard_games_at_once_share_forward_passes() {
+    if !cfg!(feature = "train") {
+        return;
+    }
+    let before = ok("GET", "/api/info", None)["network_evaluations"].clone();
+    std::thread::scope(|s| {
+        for seed in 0..8 {
+            s.spawn(move || {
+                let end = play_out(new_game(json!({"level": "hard", "seed": 100 + seed})));
+                assert!(end["position"]["result"].is_object(), "{end}");
+            });
+        }
+    });
+    let after = ok("GET", "/api/info", None)["network_evaluations"].clone();
+    let grew = |key: &str| after[key].as_u64().unwrap() - before[key].as_u64().unwrap();
+    let (batches, positions) = (grew("batches"), grew("positions"));
+    assert!(batches > 0, "{before} -> {after}");
+    // Eight searches waiting on one thread: some forward passes carry several of them.
+    assert!(positions > batches, "{before} -> {after}");
+}
+
 #[test]
 fn each_move_says_what_it_did_and_where_its_seeds_went() {
     let g = new_game(json!({"level": "easy"}));
@@ -500,6 +524,7 @@ fn slow_server() -> Running {
             review: long,
             analyse: long,
             heavy_jobs: 1,
+            network_jobs: 1,
         },
         ..ServeConfig::default()
     })

@@ -112,6 +112,7 @@ impl BotContext {
                     sims: *sims,
                     margin: margin.map(|w| w as f32 / 1000.0),
                     oracle,
+                    batcher: None,
                 }
             }
         };
@@ -201,13 +202,15 @@ enum Kind {
     Mcts(u32),
     /// The shared solver.
     Solver(Arc<Solver>),
-    /// The loaded network, its simulations, margin weight and endgame database.
+    /// The loaded network, its simulations, margin weight and endgame database, and the thread
+    /// its games share for their evaluations (none: each game calls the network itself).
     #[cfg(feature = "train")]
     Network {
         model: Arc<Model>,
         sims: Option<u32>,
         margin: Option<f32>,
         oracle: Option<Arc<EndgameOracle>>,
+        batcher: Option<crate::nn::batch::Batcher>,
     },
 }
 
@@ -250,6 +253,42 @@ impl Player {
         }
     }
 
+    /// The same network player with its games' evaluations batched on one thread (at most
+    /// [`crate::nn::batch::MAX_BATCH`] positions a forward pass): for many games at once, as a
+    /// server plays them. Other players are returned as they are.
+    #[cfg(feature = "train")]
+    pub fn batched(mut self) -> std::io::Result<Player> {
+        if let Kind::Network { model, batcher, .. } = &mut self.kind {
+            let ev = crate::nn::NetEvaluator::cpu(model.net.clone());
+            *batcher = Some(crate::nn::batch::Batcher::spawn(
+                ev,
+                crate::nn::batch::MAX_BATCH,
+            )?);
+        }
+        Ok(self)
+    }
+
+    /// The thread a batched network player's games share (see [`Player::batched`]).
+    #[cfg(feature = "train")]
+    pub fn batcher(&self) -> Option<&crate::nn::batch::Batcher> {
+        match &self.kind {
+            Kind::Network { batcher, .. } => batcher.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Whether its games share a batching thread ([`Player::batched`]).
+    pub fn is_batched(&self) -> bool {
+        #[cfg(feature = "train")]
+        if let Kind::Network {
+            batcher: Some(_), ..
+        } = &self.kind
+        {
+            return true;
+        }
+        false
+    }
+
     /// A player the embedding program supplies (a Python agent, say): `make` gives a fresh bot
     /// for each game; it plays as [`BotSpec::External`] of `name`.
     pub fn external(name: &str, rules: &Rules, make: BotFactory) -> Player {
@@ -275,12 +314,20 @@ impl Player {
                 sims,
                 margin,
                 oracle,
-            } => Box::new(super::policy::PolicyBot::new(
-                model,
-                *sims,
-                *margin,
-                oracle.clone(),
-            )),
+                batcher,
+            } => {
+                let ev: Box<dyn crate::search::Evaluator + Send> = match batcher {
+                    Some(b) => Box::new(b.evaluator()),
+                    None => Box::new(crate::nn::NetEvaluator::cpu(model.net.clone())),
+                };
+                Box::new(super::policy::PolicyBot::with_evaluator(
+                    ev,
+                    model,
+                    *sims,
+                    *margin,
+                    oracle.clone(),
+                ))
+            }
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::solver::EndgameOracle;
 
 /// A network player.
 pub struct PolicyBot {
-    ev: NetEvaluator,
+    ev: Box<dyn Evaluator + Send>,
     sims: Option<u32>,
     /// The search settings: the checkpoint's self-play utility and Q transform.
     search: SearchConfig,
@@ -38,8 +38,21 @@ impl PolicyBot {
         margin: Option<f32>,
         oracle: Option<Arc<EndgameOracle>>,
     ) -> PolicyBot {
+        let ev = NetEvaluator::new(model.net.clone(), Device::flex());
+        PolicyBot::with_evaluator(Box::new(ev), model, sims, margin, oracle)
+    }
+
+    /// The same player calling `model`'s network through `ev` (a [`crate::nn::batch::Batcher`]'s
+    /// evaluator, say, shared with other games).
+    pub fn with_evaluator(
+        ev: Box<dyn Evaluator + Send>,
+        model: &Model,
+        sims: Option<u32>,
+        margin: Option<f32>,
+        oracle: Option<Arc<EndgameOracle>>,
+    ) -> PolicyBot {
         PolicyBot {
-            ev: NetEvaluator::new(model.net.clone(), Device::flex()),
+            ev,
             sims,
             search: search_config(model, sims, margin),
             oracle,
@@ -82,15 +95,15 @@ impl Bot for PolicyBot {
         if let Some(o) = self.oracle.as_deref()
             && o.covers(pos)
         {
-            let logits = logits(&mut self.ev, pos);
+            let logits = logits(&mut *self.ev, pos);
             return exact_choice(o, pos, &logits).expect("the database covers the position");
         }
         let action = match self.sims {
-            None => greedy_actions(&[*pos], &mut self.ev)[0],
+            None => greedy_actions(&[*pos], &mut *self.ev)[0],
             Some(_) => {
                 let oracle = self.oracle.as_deref().map(|o| o as &dyn Oracle);
                 let seed = rng.random();
-                search_batch_with(&[*pos], &[0.0], &self.search, &mut self.ev, oracle, seed)[0]
+                search_batch_with(&[*pos], &[0.0], &self.search, &mut *self.ev, oracle, seed)[0]
                     .action
             }
         };

@@ -8,6 +8,7 @@
 //! player to move) and a margin in [-1, 1] (the expected final margin for the player to move,
 //! divided by all seeds).
 
+pub mod batch;
 pub mod export;
 pub mod model;
 mod widen;

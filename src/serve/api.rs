@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::engine::{Engines, preset_rules};
 use super::error::ApiError;
 use super::game::{GameState, judge_move, level_name, move_from_json, move_json, rules_json};
-use super::jobs::{Job, Jobs, Watch};
+use super::jobs::{Job, Jobs, Place, Watch};
 use super::store::Store;
 use crate::bots::BotView;
 use crate::play::Level;
@@ -131,6 +131,7 @@ pub async fn info(State(app): AppState) -> Reply {
         },
         "games": app.store.len(),
         "jobs": app.jobs.json(),
+        "network_evaluations": app.engines.evaluations_json(),
     })))
 }
 
@@ -182,7 +183,11 @@ pub async fn create(State(app): AppState, body: Body) -> Reply {
     let a = Arc::clone(&app);
     let job = Job {
         kind: "new game",
-        heavy: level == Level::Perfect,
+        place: if level == Level::Perfect {
+            Place::Heavy
+        } else {
+            Place::Free
+        },
         game: None,
         follows_request: false,
     };
@@ -215,7 +220,7 @@ async fn bot_turn(
 ) -> Result<tokio::sync::OwnedMutexGuard<GameState>, ApiError> {
     let job = Job {
         kind: "bot move",
-        heavy: g.bot_is_heavy(),
+        place: g.bot_place(),
         game: Some(g.watch(id, false)),
         follows_request: false,
     };
@@ -380,7 +385,7 @@ async fn analyse_position(
     };
     let job = |kind| Job {
         kind,
-        heavy: true,
+        place: Place::Heavy,
         game: watch.clone(),
         follows_request: true,
     };
@@ -463,7 +468,7 @@ pub async fn review(State(app): AppState, Path(id): Path<String>) -> Reply {
     let limit = app.engines.limits.review;
     let job = Job {
         kind: "review",
-        heavy: true,
+        place: Place::Heavy,
         game: Some(watch),
         follows_request: true,
     };

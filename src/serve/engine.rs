@@ -36,8 +36,11 @@ pub struct Limits {
     pub review: Duration,
     /// Most time an analysis's proof may take.
     pub analyse: Duration,
-    /// Heavy jobs (network moves, proofs) running at once.
+    /// Heavy jobs (searches, proofs, a network called alone) running at once.
     pub heavy_jobs: usize,
+    /// Moves of batched networks (level hard) running at once: each waits for its share of one
+    /// forward pass a simulation, so many run on few cores (below tokio's 512 blocking threads).
+    pub network_jobs: usize,
 }
 
 impl Default for Limits {
@@ -48,6 +51,7 @@ impl Default for Limits {
             review: Duration::from_millis(300),
             analyse: Duration::from_secs(10),
             heavy_jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            network_jobs: 256,
         }
     }
 }
@@ -82,7 +86,8 @@ impl Engines {
                     continue;
                 };
                 let spec = Level::Hard.spec(Some(&found.dir.display().to_string()));
-                match ctx.prepare(&spec, rules) {
+                // Its games share one thread that batches their evaluations.
+                match ctx.prepare(&spec, rules).and_then(|p| Ok(p.batched()?)) {
                     Ok(p) => {
                         eprintln!("kalaha: level hard for {} is {p}", rules.canonical_name());
                         hard.insert(rules.spec(), p);
@@ -101,6 +106,23 @@ impl Engines {
             solvers: Mutex::new(Vec::new()),
             limits,
         }
+    }
+
+    /// The batched networks' forward passes and positions evaluated so far, over every rule set
+    /// (`{"batches", "positions", "mean_batch"}`).
+    pub fn evaluations_json(&self) -> serde_json::Value {
+        #[allow(unused_mut)]
+        let (mut batches, mut positions) = (0u64, 0u64);
+        #[cfg(feature = "train")]
+        for b in self.hard.values().filter_map(Player::batcher) {
+            batches += b.batches();
+            positions += b.positions();
+        }
+        serde_json::json!({
+            "batches": batches,
+            "positions": positions,
+            "mean_batch": if batches == 0 { 0.0 } else { positions as f64 / batches as f64 },
+        })
     }
 
     /// The network player of `rules`, if one was loaded.
@@ -179,6 +201,7 @@ impl Engines {
             match level {
                 Level::Perfect => Opponent::Solver(self.solver(&rules)?, self.limits.perfect_move),
                 Level::Hard => match self.network(&rules) {
+                    Some(p) if p.is_batched() => Opponent::Network(p.build()),
                     Some(p) => Opponent::Bot(p.build()),
                     None => Opponent::Bot(prepare(&Level::Hard.spec(None), &rules)?.build()),
                 },

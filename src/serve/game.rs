@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::ApiError;
-use super::jobs::{Cancel, Watch, flag};
+use super::jobs::{Cancel, Place, Watch, flag};
 use crate::bots::{Bot, game_rng};
 use crate::env::rng::GameRng;
 use crate::play::{Level, Seats};
@@ -27,6 +27,8 @@ pub enum Opponent {
     None,
     /// A bot that picks its own moves (easy, medium, hard).
     Bot(Box<dyn Bot>),
+    /// A network player whose evaluations ride the batch its games share (level hard).
+    Network(Box<dyn Bot>),
     /// Level perfect: the solver, stopped after a time limit with the best move proven so far.
     Solver(Arc<Solver>, Duration),
 }
@@ -314,7 +316,7 @@ impl GameState {
             let pos = *self.position();
             let mv = match &mut self.opponent {
                 Opponent::None => break,
-                Opponent::Bot(bot) => bot.choose(&pos, &mut self.rng),
+                Opponent::Bot(bot) | Opponent::Network(bot) => bot.choose(&pos, &mut self.rng),
                 Opponent::Solver(solver, limit) => {
                     perfect_move(solver, &pos, *limit, &mut self.rng, &flags)
                 }
@@ -328,9 +330,14 @@ impl GameState {
         n
     }
 
-    /// Whether the bot's move needs the heavy queue (a network, a search or the solver).
-    pub fn bot_is_heavy(&self) -> bool {
-        matches!(self.level, Level::Hard | Level::Perfect)
+    /// The queue the bot's move waits in: the network queue for a batched network, the heavy
+    /// queue for a search or the solver, none for the quick bots.
+    pub fn bot_place(&self) -> Place {
+        match (&self.opponent, self.level) {
+            (Opponent::Network(_), _) => Place::Network,
+            (_, Level::Hard | Level::Perfect) => Place::Heavy,
+            _ => Place::Free,
+        }
     }
 
     /// Takes back moves until the person is to move again (one move in practice mode); the

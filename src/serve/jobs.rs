@@ -1,6 +1,8 @@
 //! The work done off the request path: bot moves, network views and solver proofs, each on
-//! tokio's blocking threads (the heavy ones behind a queue of as many places as there are cores),
-//! each with the flags that cancel it.
+//! tokio's blocking threads (the heavy ones behind a queue of as many places as there are cores;
+//! moves of a network whose games share one batched evaluation thread behind a queue of their
+//! own, much larger, since such a move mostly waits for its batch), each with the flags that
+//! cancel it.
 //!
 //! A job is cancelled when its game is abandoned (deleted, or dropped from the store for being
 //! idle or for room), when the game moves on under a hint or a review (a move, an undo, a redo),
@@ -43,12 +45,24 @@ pub struct Watch {
 pub struct Job {
     /// What it does, in words (for the log and the errors).
     pub kind: &'static str,
-    /// Waits for a place in the heavy queue (a network, a search, the solver).
-    pub heavy: bool,
+    /// The queue it waits in for a place.
+    pub place: Place,
     /// The game it works for, if any.
     pub game: Option<Watch>,
     /// Cancelled when the request that asked for it is dropped (its client went away).
     pub follows_request: bool,
+}
+
+/// The queue a job waits in before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// None: it runs at once (a quick bot's move, a new game without a solver).
+    Free,
+    /// The heavy queue, one place a core: a search, the solver, a network called alone.
+    Heavy,
+    /// The network queue: moves of a network whose evaluations are batched across games
+    /// ([`crate::nn::batch`]); they spend most of their time waiting for their batch.
+    Network,
 }
 
 /// Why a job was cancelled.
@@ -195,9 +209,10 @@ impl Drop for Queued {
     }
 }
 
-/// The job runner: the heavy queue, the server's stop flag and the counts.
+/// The job runner: the heavy and network queues, the server's stop flag and the counts.
 pub struct Jobs {
     heavy: Arc<Semaphore>,
+    network: Arc<Semaphore>,
     stopping: Arc<AtomicBool>,
     counts: Arc<Counts>,
 }
@@ -211,10 +226,12 @@ struct Counts {
 }
 
 impl Jobs {
-    /// A runner with `heavy_places` places for heavy jobs.
-    pub fn new(heavy_places: usize) -> Jobs {
+    /// A runner with `heavy_places` places for heavy jobs and `network_places` for batched
+    /// network moves.
+    pub fn new(heavy_places: usize, network_places: usize) -> Jobs {
         Jobs {
             heavy: Arc::new(Semaphore::new(heavy_places.max(1))),
+            network: Arc::new(Semaphore::new(network_places.max(1))),
             stopping: flag(),
             counts: Arc::default(),
         }
@@ -224,6 +241,7 @@ impl Jobs {
     pub fn stop_all(&self) {
         self.stopping.store(true, Ordering::Relaxed);
         self.heavy.close();
+        self.network.close();
     }
 
     /// Jobs cancelled so far.
@@ -232,7 +250,7 @@ impl Jobs {
     }
 
     /// The counts as JSON: jobs waiting for a place, running, finished, cancelled, and the heavy
-    /// queue's free places.
+    /// and network queues' free places.
     pub fn json(&self) -> Value {
         let c = &self.counts;
         json!({
@@ -241,10 +259,11 @@ impl Jobs {
             "finished": c.finished.load(Ordering::Relaxed),
             "cancelled": c.cancelled.load(Ordering::Relaxed),
             "heavy_places_free": self.heavy.available_permits(),
+            "network_places_free": self.network.available_permits(),
         })
     }
 
-    /// Runs `f` on a blocking thread (after waiting for a heavy place if `job.heavy`), handing it
+    /// Runs `f` on a blocking thread (after waiting for a place in `job.place`'s queue), handing it
     /// the flags that cancel it. A job cancelled before it starts does not run; one cancelled
     /// while it runs returns an error, never its result.
     pub async fn run<T: Send + 'static>(
@@ -262,15 +281,19 @@ impl Jobs {
         };
         // A request dropped while its job waits for a place cancels the job before it starts.
         let queued = Queued::new(&self.counts, job.kind);
-        let permit = if job.heavy {
-            Some(
-                Arc::clone(&self.heavy)
+        let queue = match job.place {
+            Place::Free => None,
+            Place::Heavy => Some(&self.heavy),
+            Place::Network => Some(&self.network),
+        };
+        let permit = match queue {
+            Some(q) => Some(
+                Arc::clone(q)
                     .acquire_owned()
                     .await
                     .map_err(|_| Why::Stopping.error(&job))?,
-            )
-        } else {
-            None
+            ),
+            None => None,
         };
         queued.start();
         let counts = Arc::clone(&self.counts);

@@ -102,7 +102,7 @@ pub fn load(config: &ServeConfig) -> Arc<api::App> {
     Arc::new(api::App {
         engines: Engines::load(&config.preload, config.limits.clone()),
         store: store::Store::new(config.max_games, config.idle),
-        jobs: jobs::Jobs::new(config.limits.heavy_jobs),
+        jobs: jobs::Jobs::new(config.limits.heavy_jobs, config.limits.network_jobs),
     })
 }
 
