@@ -4,6 +4,7 @@
 # target/release/kalaha. Vulkan: a carried loader (target/gpu/lib/libvulkan.so.1) and the NVIDIA
 # driver's ICD: its own JSON file where the driver is mounted outside the system paths (the lent GPU
 # machine), else one written for libGLX_nvidia.so.0 where no JSON file names it. ICD_NOTE says which.
+# KALAHA_CACHE: ~/.cache/kalaha unless set, with target/gpu/cache/*.xz unpacked into it.
 BIN=${KALAHA_BIN:-}
 if [ -z "$BIN" ] && [ -x target/gpu/kalaha ]; then
     BIN=target/gpu/kalaha
@@ -41,5 +42,19 @@ if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] \
         ICD_NOTE="written for $NV"
     fi
 fi
-# One endgame database cache for every run of the call.
+# One endgame database cache for every run of the call, seeded with the carried cache files
+# (target/gpu/cache/*.xz, packed by prepare.sh: the database and held-out sets that would
+# otherwise be built again on the device).
 export KALAHA_CACHE=${KALAHA_CACHE:-$HOME/.cache/kalaha}
+mkdir -p "$KALAHA_CACHE"
+for packed in target/gpu/cache/*.xz; do
+    [ -e "$packed" ] || continue
+    dest="$KALAHA_CACHE/$(basename "$packed" .xz)"
+    [ -e "$dest" ] && continue
+    if command -v xz >/dev/null; then
+        xz -dc "$packed" >"$dest.part"
+    else
+        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+            "$packed" >"$dest.part"
+    fi && mv "$dest.part" "$dest" && echo "$SCRIPT: unpacked $(basename "$dest") into $KALAHA_CACHE" >&2
+done
