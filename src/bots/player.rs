@@ -253,22 +253,22 @@ impl Player {
         }
     }
 
-    /// The same network player with its games' evaluations batched on one thread (at most
-    /// [`crate::nn::batch::MAX_BATCH`] positions a forward pass): for many games at once, as a
-    /// server plays them. Other players are returned as they are.
+    /// The same network player with its games' evaluations batched on `threads` threads (at
+    /// most [`crate::nn::batch::MAX_BATCH`] positions a forward pass): for many games at once, as
+    /// a server plays them. Other players are returned as they are.
     #[cfg(feature = "train")]
-    pub fn batched(mut self) -> std::io::Result<Player> {
+    pub fn batched(mut self, threads: usize) -> std::io::Result<Player> {
         if let Kind::Network { model, batcher, .. } = &mut self.kind {
-            let ev = crate::nn::NetEvaluator::cpu(model.net.clone());
             *batcher = Some(crate::nn::batch::Batcher::spawn(
-                ev,
+                &model.net,
+                threads,
                 crate::nn::batch::MAX_BATCH,
             )?);
         }
         Ok(self)
     }
 
-    /// The thread a batched network player's games share (see [`Player::batched`]).
+    /// The threads a batched network player's games share (see [`Player::batched`]).
     #[cfg(feature = "train")]
     pub fn batcher(&self) -> Option<&crate::nn::batch::Batcher> {
         match &self.kind {
@@ -277,7 +277,7 @@ impl Player {
         }
     }
 
-    /// Whether its games share a batching thread ([`Player::batched`]).
+    /// Whether its games share batching threads ([`Player::batched`]).
     pub fn is_batched(&self) -> bool {
         #[cfg(feature = "train")]
         if let Kind::Network {

@@ -3,11 +3,11 @@
 //! lockstep games do, without running in step. A search with no company is evaluated alone, at
 //! once (no timer holds a batch open).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
 
-use super::NetEvaluator;
+use super::{Net, NetEvaluator};
 use crate::rules::Position;
 use crate::search::Evaluator;
 
@@ -34,8 +34,8 @@ struct Tally {
     positions: AtomicU64,
 }
 
-/// A network on a thread of its own, taking requests from [`BatchedEvaluator`]s. Cheap to clone;
-/// the thread ends when the last clone and the last of its evaluators are dropped.
+/// A network on threads of its own, taking requests from [`BatchedEvaluator`]s. Cheap to clone;
+/// the threads end when the last clone and the last of its evaluators are dropped.
 #[derive(Clone)]
 pub struct Batcher {
     tx: Sender<Request>,
@@ -43,15 +43,21 @@ pub struct Batcher {
 }
 
 impl Batcher {
-    /// Starts the thread that runs `ev`, at most `max_batch` positions a forward pass (a single
-    /// request larger than that goes alone).
-    pub fn spawn(ev: NetEvaluator, max_batch: usize) -> std::io::Result<Batcher> {
+    /// Starts `threads` threads that run `net` on the CPU, at most `max_batch` positions a
+    /// forward pass (a single request larger than that goes alone). While one thread runs a
+    /// forward pass, the next gathers the requests that arrive meanwhile (burn's CPU backend
+    /// runs a small batch's pass on one core).
+    pub fn spawn(net: &Net, threads: usize, max_batch: usize) -> std::io::Result<Batcher> {
         let (tx, rx) = mpsc::channel::<Request>();
+        let rx = Arc::new(Mutex::new(rx));
         let tally = Arc::new(Tally::default());
-        let counts = Arc::clone(&tally);
-        std::thread::Builder::new()
-            .name("kalaha-batcher".into())
-            .spawn(move || serve(ev, &rx, max_batch.max(1), &counts))?;
+        for i in 0..threads.max(1) {
+            let ev = NetEvaluator::cpu(net.clone());
+            let (rx, tally) = (Arc::clone(&rx), Arc::clone(&tally));
+            std::thread::Builder::new()
+                .name(format!("kalaha-batcher-{i}"))
+                .spawn(move || serve(ev, &rx, max_batch.max(1), &tally))?;
+        }
         Ok(Batcher { tx, tally })
     }
 
@@ -76,36 +82,41 @@ impl Batcher {
     }
 }
 
-/// The batching thread: waits for a request, takes every other one already queued (up to
-/// `max_batch` positions), evaluates them in one forward pass and answers each.
-fn serve(mut ev: NetEvaluator, rx: &Receiver<Request>, max_batch: usize, tally: &Tally) {
+/// A batching thread: waits for a request, takes every other one already queued (up to
+/// `max_batch` positions), evaluates them in one forward pass and answers each. The threads of
+/// one network take turns at the queue.
+fn serve(mut ev: NetEvaluator, rx: &Mutex<Receiver<Request>>, max_batch: usize, tally: &Tally) {
     let (mut logits, mut values, mut margins) = (Vec::new(), Vec::new(), Vec::new());
     let mut positions = Vec::new();
     let mut requests = Vec::new();
-    // A request that would overflow the batch starts the next one.
+    // A request that would overflow the batch starts this thread's next one.
     let mut held: Option<Request> = None;
     loop {
-        let first = match held.take() {
-            Some(r) => r,
-            None => match rx.recv() {
-                Ok(r) => r,
-                Err(_) => return,
-            },
-        };
         positions.clear();
-        positions.extend_from_slice(&first.positions);
-        requests.push(first);
-        while positions.len() < max_batch {
-            match rx.try_recv() {
-                Ok(r) if positions.len() + r.positions.len() > max_batch => {
-                    held = Some(r);
-                    break;
+        {
+            // A thread that panicked while gathering left nothing half-taken: go on.
+            let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
+            let first = match held.take() {
+                Some(r) => r,
+                None => match rx.recv() {
+                    Ok(r) => r,
+                    Err(_) => return,
+                },
+            };
+            positions.extend_from_slice(&first.positions);
+            requests.push(first);
+            while positions.len() < max_batch {
+                match rx.try_recv() {
+                    Ok(r) if positions.len() + r.positions.len() > max_batch => {
+                        held = Some(r);
+                        break;
+                    }
+                    Ok(r) => {
+                        positions.extend_from_slice(&r.positions);
+                        requests.push(r);
+                    }
+                    Err(_) => break,
                 }
-                Ok(r) => {
-                    positions.extend_from_slice(&r.positions);
-                    requests.push(r);
-                }
-                Err(_) => break,
             }
         }
         ev.evaluate(&positions, &mut logits, &mut values, &mut margins);
@@ -209,7 +220,7 @@ mod tests {
         let (mut want_l, mut want_v, mut want_m) = (Vec::new(), Vec::new(), Vec::new());
         NetEvaluator::cpu(net.clone()).evaluate(&positions, &mut want_l, &mut want_v, &mut want_m);
         let width = want_l.len() / positions.len();
-        let batcher = Batcher::spawn(NetEvaluator::cpu(net), 5).expect("thread");
+        let batcher = Batcher::spawn(&net, 2, 5).expect("threads");
         std::thread::scope(|s| {
             for (i, pos) in positions.iter().enumerate() {
                 let mut ev = batcher.evaluator();
@@ -229,14 +240,14 @@ mod tests {
         });
         let asked = positions.len() as u64 * 10;
         assert_eq!(batcher.positions(), asked);
-        // Batches hold at most 5 positions (one per waiting thread here).
+        // Batches hold at most 5 positions (one from each waiting search here).
         assert!(batcher.batches() <= asked && batcher.batches() >= asked.div_ceil(5));
     }
 
     #[test]
     fn a_request_larger_than_the_batch_goes_alone() {
         let positions = walk(12);
-        let batcher = Batcher::spawn(NetEvaluator::cpu(net()), 4).expect("thread");
+        let batcher = Batcher::spawn(&net(), 2, 4).expect("threads");
         let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
         batcher
             .evaluator()

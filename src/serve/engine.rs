@@ -86,8 +86,12 @@ impl Engines {
                     continue;
                 };
                 let spec = Level::Hard.spec(Some(&found.dir.display().to_string()));
-                // Its games share one thread that batches their evaluations.
-                match ctx.prepare(&spec, rules).and_then(|p| Ok(p.batched()?)) {
+                // Its games share threads (one a core) that batch their evaluations.
+                let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+                match ctx
+                    .prepare(&spec, rules)
+                    .and_then(|p| Ok(p.batched(threads)?))
+                {
                     Ok(p) => {
                         eprintln!("kalaha: level hard for {} is {p}", rules.canonical_name());
                         hard.insert(rules.spec(), p);
