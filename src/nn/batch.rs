@@ -63,11 +63,8 @@ impl Batcher {
 
     /// An evaluator for one search: it blocks while its positions wait for and ride a batch.
     pub fn evaluator(&self) -> BatchedEvaluator {
-        let (reply, answers) = mpsc::sync_channel(1);
         BatchedEvaluator {
             tx: self.tx.clone(),
-            reply,
-            answers,
         }
     }
 
@@ -142,8 +139,6 @@ fn serve(mut ev: NetEvaluator, rx: &Mutex<Receiver<Request>>, max_batch: usize, 
 /// One search's handle on a [`Batcher`].
 pub struct BatchedEvaluator {
     tx: Sender<Request>,
-    reply: SyncSender<Reply>,
-    answers: Receiver<Reply>,
 }
 
 impl Evaluator for BatchedEvaluator {
@@ -160,19 +155,19 @@ impl Evaluator for BatchedEvaluator {
         if positions.is_empty() {
             return;
         }
+        // A channel of its own for each request: a thread that panics in the network drops the
+        // requests it held, and their searches fail at once instead of waiting forever.
+        let (reply, answer) = mpsc::sync_channel(1);
         let request = Request {
             positions: positions.to_vec(),
-            reply: self.reply.clone(),
+            reply,
         };
-        // The thread lives as long as this evaluator's sender; it stops only by panicking in
-        // the network, and then this search cannot go on either.
         self.tx
             .send(request)
-            .expect("the batching thread takes requests");
-        let r = self
-            .answers
+            .expect("a batching thread takes requests");
+        let r = answer
             .recv()
-            .expect("the batching thread answers every request");
+            .expect("the batching thread answers every request it took");
         logits.extend(r.logits);
         values.extend(r.values);
         margins.extend(r.margins);
