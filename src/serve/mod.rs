@@ -4,8 +4,9 @@
 //! undo/redo, hints, a review of every move by the solver, an analysis board and game records.
 //!
 //! - [`game`]: one game, its opponent, and what each move did (its sowing path).
-//! - [`engine`]: networks loaded once at start, a solver per rule set, the time limits.
-//! - [`jobs`]: bot moves and proofs off the request path, the heavy-job queue, and the flags that
+//! - [`engine`]: networks loaded once at start (each on batching threads its games share:
+//!   [`crate::nn::batch`]), a solver per rule set, the time limits.
+//! - [`jobs`]: bot moves and proofs off the request path, the heavy and network queues, and the flags that
 //!   cancel a job when its game is abandoned or moves on, its client goes, or the server stops.
 //! - [`store`]: the games by id, bounded by number and idle time.
 //! - [`api`]: the handlers; [`error`]: `{"error": "..."}` replies.
