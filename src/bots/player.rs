@@ -202,7 +202,7 @@ enum Kind {
     Mcts(u32),
     /// The shared solver.
     Solver(Arc<Solver>),
-    /// The loaded network, its simulations, margin weight and endgame database, and the thread
+    /// The loaded network, its simulations, margin weight and endgame database, and the threads
     /// its games share for their evaluations (none: each game calls the network itself).
     #[cfg(feature = "train")]
     Network {

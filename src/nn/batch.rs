@@ -11,7 +11,7 @@ use super::{Net, NetEvaluator};
 use crate::rules::Position;
 use crate::search::Evaluator;
 
-/// Positions in the largest forward pass the batching thread makes.
+/// Positions in the largest forward pass a batching thread makes.
 pub const MAX_BATCH: usize = 1024;
 
 /// One search's positions and where its answer goes.

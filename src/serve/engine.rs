@@ -1,9 +1,8 @@
 //! What the server loads once and shares between games: the network each preset's `hard` level
 //! plays (read at start: no request reads a file; its games' evaluations batched on threads of
-//! its own), one solver per rule set (built in memory on
-//! first use, with an endgame database small enough to build in a moment), and the time limits
-//! of the work done for a request (the queue that bounds how many heavy jobs run at once is in
-//! [`super::jobs`]).
+//! its own), one solver per rule set (built in memory on first use, with an endgame database
+//! small enough to build in a moment), and the time limits of the work done for a request (the
+//! queues that bound how many jobs run at once are in [`super::jobs`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

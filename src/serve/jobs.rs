@@ -1,8 +1,7 @@
 //! The work done off the request path: bot moves, network views and solver proofs, each on
 //! tokio's blocking threads (the heavy ones behind a queue of as many places as there are cores;
-//! moves of a network whose games share one batched evaluation thread behind a queue of their
-//! own, much larger, since such a move mostly waits for its batch), each with the flags that
-//! cancel it.
+//! moves of a network whose games share its batching threads behind a queue of their own, much
+//! larger, since such a move mostly waits for its batch), each with the flags that cancel it.
 //!
 //! A job is cancelled when its game is abandoned (deleted, or dropped from the store for being
 //! idle or for room), when the game moves on under a hint or a review (a move, an undo, a redo),
