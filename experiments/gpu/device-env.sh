@@ -43,8 +43,8 @@ if [ -z "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] \
     fi
 fi
 # One endgame database cache for every run of the call, seeded with the carried cache files
-# (target/gpu/cache/*.xz, packed by prepare.sh: the database and held-out sets that would
-# otherwise be built again on the device).
+# (target/gpu/cache/*.xz, packed by prepare.sh: the held-out sets, which would otherwise be built
+# again on the device).
 export KALAHA_CACHE=${KALAHA_CACHE:-$HOME/.cache/kalaha}
 mkdir -p "$KALAHA_CACHE"
 for packed in target/gpu/cache/*.xz; do

@@ -11,13 +11,15 @@
 #
 #   experiments/gpu/supervised.sh [DEVICE]     DEVICE: wgpu (default), cuda or cpu (a dry run)
 #
-# Knobs (environment): HIDDEN (1024), LAYERS (4), ITERS (500: the cosine schedule's length; at
-# about 0.75 s an iteration for 4x1024 on an H200, estimated from run.sh's 6x1024 rate, 500 should
-# fit the default budget), BATCH (1024), STEPS (64 gradient steps an iteration), POSITIONS (16384
-# labelled positions an iteration), LR (0.002), BUDGET_S (480: training stops here), EVAL_EVERY (0:
-# only at the end), NAME (sup-gpu-HIDDENxLAYERS-ITERS). The binary and Vulkan are set up by
-# device-env.sh, as for run.sh (KALAHA_BIN, target/gpu/...); carry `target/gpu` as for run.sh. Compare with experiments/kalah64-supervised (4x512 x 1500 on one
-# CPU core, 7,578 s: 97.19% on the judge-like held-out set).
+# Knobs (environment): HIDDEN (1024), LAYERS (4), ITERS (500: the cosine schedule's length),
+# BATCH (1024), STEPS (64 gradient steps an iteration), POSITIONS (16384 labelled positions an
+# iteration), LR (0.002), BUDGET_S (480: training stops here), EVAL_EVERY (0: only at the end),
+# NAME (sup-gpu-HIDDENxLAYERS-ITERS). Measured on an H200 (experiments/gpu/README.md): with
+# BATCH=4096 POSITIONS=65536, 4x1024 trains about 1.7 s an iteration (ITERS=240 took 398 s) and
+# 4x2048 about 2.3 s. The binary, Vulkan and the carried held-out sets are set up by
+# device-env.sh, as for run.sh; carry `target/gpu` (and `.gl` where the machine has no Vulkan
+# loader). Compare with experiments/kalah64-supervised (4x512 x 1500 on one CPU core, 7,578 s:
+# 97.19% on the judge-like held-out set).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -280,12 +280,8 @@ impl Player {
     /// Whether its games share batching threads ([`Player::batched`]).
     pub fn is_batched(&self) -> bool {
         #[cfg(feature = "train")]
-        if let Kind::Network {
-            batcher: Some(_), ..
-        } = &self.kind
-        {
-            return true;
-        }
+        return self.batcher().is_some();
+        #[cfg(not(feature = "train"))]
         false
     }
 

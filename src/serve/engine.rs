@@ -81,13 +81,13 @@ impl Engines {
         #[cfg(feature = "train")]
         {
             let mut ctx = BotContext::new();
+            // Each network's games share threads (one a core) that batch their evaluations.
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
             for rules in preload {
                 let Ok(found) = ctx.find_network(rules) else {
                     continue;
                 };
                 let spec = Level::Hard.spec(Some(&found.dir.display().to_string()));
-                // Its games share threads (one a core) that batch their evaluations.
-                let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
                 match ctx
                     .prepare(&spec, rules)
                     .and_then(|p| Ok(p.batched(threads)?))
