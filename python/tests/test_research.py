@@ -177,14 +177,17 @@ def test_torch_export_matches_the_rust_network(net, judge_set, tmp_path):
 
     obs = judge_set.obs()
     want = net.forward(obs)
+    # Float32 sums of 512 terms, in another order than the Rust backend's: the two differ by up to
+    # ~2e-5 on logits of magnitude ~25 (the float64 forward pass is within 1.6e-5 of the Rust one).
+    tol = dict(rtol=1e-5, atol=1e-4)
     for module in [TorchNetwork.from_network(net), TorchNetwork.load(export(net, tmp_path / "k64.npz"))]:
         with torch.no_grad():
             logits, value, margin = module(torch.from_numpy(obs))
             lost = module.lost(torch.from_numpy(obs))
-        assert np.allclose(logits.numpy(), want["logits"], rtol=1e-5, atol=1e-5)
-        assert np.allclose(value.numpy(), want["value"], rtol=1e-5, atol=1e-5)
-        assert np.allclose(margin.numpy(), want["margin"], rtol=1e-5, atol=1e-5)
-        assert np.allclose(lost.numpy(), want["lost"], rtol=1e-5, atol=1e-5)
+        assert np.allclose(logits.numpy(), want["logits"], **tol)
+        assert np.allclose(value.numpy(), want["value"], **tol)
+        assert np.allclose(margin.numpy(), want["margin"], **tol)
+        assert np.allclose(lost.numpy(), want["lost"], **tol)
     # Judged through PyTorch: the same moves (no logit within float noise of another here).
     module = TorchNetwork.from_network(net)
     agent = lambda o, m: module(torch.from_numpy(o))[0].detach().numpy()  # noqa: E731
