@@ -209,10 +209,23 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
 /// What a checkpoint's network says of a few positions, bit for bit (weight files differ in the
 /// parameter ids burn draws at random, not in the weights).
 fn outputs(ck: &Path) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    net_outputs(kalaha::nn::model::load(ck).unwrap().net)
+}
+
+/// [`outputs`] of a run checkpoint's trained weights (its `training` file), where it keeps them.
+fn trained_outputs(ck: &Path) -> Option<(Vec<f32>, Vec<f32>, Vec<f32>)> {
+    let meta = kalaha::train::checkpoint::load_meta(ck).unwrap();
+    let file = meta.files.training?;
+    let device = burn::prelude::Device::flex();
+    let net =
+        kalaha::nn::model::load_weights(ck, &file, &meta.network, &meta.rules, &device).unwrap();
+    Some(net_outputs(net))
+}
+
+fn net_outputs(net: kalaha::nn::Net) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     use kalaha::rules::{Move, Position, Rules};
     use kalaha::search::Evaluator;
-    let m = kalaha::nn::model::load(ck).unwrap();
-    let mut ev = kalaha::nn::NetEvaluator::new(m.net, burn::prelude::Device::flex());
+    let mut ev = kalaha::nn::NetEvaluator::new(net, burn::prelude::Device::flex());
     let mut p = Position::start(&Rules::kalah64());
     let mut positions = vec![p];
     for a in [2usize, 0, 3, 4, 1, 5, 0, 2, 3, 1] {
@@ -231,18 +244,62 @@ fn outputs(ck: &Path) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
 /// network outputs, bit for bit, on the CPU backend, and the same replay buffer and games.
 #[test]
 fn a_stopped_and_resumed_run_follows_the_uninterrupted_one() {
+    let dir = stopped_and_resumed("resume", &[]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The same with a moving average of the weights: the checkpoint's model is the average, the
+/// trained weights are kept beside it and a resumed run continues both exactly; a release takes
+/// the average alone.
+#[test]
+fn a_run_with_a_moving_average_resumes_exactly_and_releases_the_average() {
+    let dir = stopped_and_resumed("resume-ema", &["optim.ema_decay=0.9"]);
+    let ck = dir.join("checkpoints/whole");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["files"]["training"], "train-000004.bpk");
+    let read = |p: &Path| std::fs::read(p).unwrap();
+    assert!(
+        trained_outputs(&ck).unwrap() != outputs(&ck),
+        "the average is not the trained weights"
+    );
+    // Older checkpoints' trained weights are gone with their other files.
+    assert!(!ck.join("train-000002.bpk").exists());
+    let evaluation = &meta["evaluations"].as_array().unwrap()[0];
+    assert!(evaluation["trained"]["heldout"].is_array(), "{evaluation}");
+    ok(&kalaha(
+        &dir,
+        &["release", ck.to_str().unwrap(), "averaged", "--into", "."],
+    ));
+    let released: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("averaged/meta.json")).unwrap())
+            .unwrap();
+    assert!(released["files"].get("training").is_none());
+    assert!(!dir.join("averaged/train-000004.bpk").exists());
+    assert_eq!(
+        read(&dir.join("averaged/model-000004.bpk")),
+        read(&ck.join("model-000004.bpk"))
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Runs the smoke config 4 iterations whole and in two halves (stopped after 2, resumed) with the
+/// overrides `extra`, checks that both end alike, and returns their scratch folder.
+fn stopped_and_resumed(name: &str, extra: &[&str]) -> PathBuf {
     use kalaha::train::{TrainConfig, Trainer};
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    let dir = scratch("resume");
+    let dir = scratch(name);
     let sets = |name: &str| {
-        vec![
+        let mut v = vec![
             format!("run.name={name}"),
             format!("run.checkpoint_dir={}", dir.join("checkpoints").display()),
             format!("run.experiment_dir={}", dir.join("experiments").display()),
             "run.iterations=4".to_string(),
             "eval.every=0".to_string(),
-        ]
+        ];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
     };
     let cfg = |name: &str| TrainConfig::load(Path::new(&config()), &sets(name)).unwrap();
     let stop = AtomicBool::new(false);
@@ -277,7 +334,11 @@ fn a_stopped_and_resumed_run_follows_the_uninterrupted_one() {
         state("whole") == state("halves"),
         "the resumed run's replay or games differ"
     );
-    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        trained_outputs(&ck("whole")) == trained_outputs(&ck("halves")),
+        "the resumed run's trained weights differ"
+    );
+    dir
 }
 
 #[test]

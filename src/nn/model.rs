@@ -30,16 +30,22 @@ pub struct Files {
     /// The run state (replay buffer, games in flight), if kept.
     #[serde(default)]
     pub state: Option<String>,
+    /// The weights being trained, where they are not `model`: in a run with `optim.ema_decay`,
+    /// whose `model` is their moving average. Read only by `--resume`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<String>,
 }
 
 impl Files {
     /// The files of a run's checkpoint after iteration `it`: `model-N.bpk`, `optim-N.bpk` and
-    /// `state-N.bin`, `N` the iteration in six digits.
-    pub fn of_run(it: u32) -> Files {
+    /// `state-N.bin`, `N` the iteration in six digits, and with `averaged` (a moving average as the
+    /// model) the trained weights `train-N.bpk`.
+    pub fn of_run(it: u32, averaged: bool) -> Files {
         Files {
             model: format!("model-{it:06}.bpk"),
             optim: Some(format!("optim-{it:06}.bpk")),
             state: Some(format!("state-{it:06}.bin")),
+            training: averaged.then(|| format!("train-{it:06}.bpk")),
         }
     }
 
@@ -49,6 +55,7 @@ impl Files {
             model: self.model.clone(),
             optim: None,
             state: None,
+            training: None,
         }
     }
 
@@ -414,7 +421,7 @@ mod tests {
             std::fs::create_dir_all(root.join(dir)).unwrap();
             std::fs::write(root.join(dir).join("meta.json"), text).unwrap();
         };
-        let run = Files::of_run(7);
+        let run = Files::of_run(7, false);
         write("b-net", &side(&run.released()));
         write("a-net", &side(&run.released()));
         write("a-run", &side(&run));

@@ -41,6 +41,21 @@ pub struct Evaluation {
     /// The network alone on the held-out sets, if the run has them.
     #[serde(default)]
     pub heldout: Vec<super::heldout::HeldoutScore>,
+    /// In a run with a moving average (whose scores above are the average's): the trained
+    /// weights' own scores on the same sets, a paired ablation of the average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trained: Option<TrainedScores>,
+}
+
+/// The trained weights' scores where a run evaluates their moving average.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainedScores {
+    /// On the judge set, if judged.
+    #[serde(default)]
+    pub solver: Option<super::judge::JudgeScore>,
+    /// On the held-out sets.
+    #[serde(default)]
+    pub heldout: Vec<super::heldout::HeldoutScore>,
 }
 
 /// The sidecar `meta.json`.
@@ -71,17 +86,19 @@ pub struct Meta {
     pub files: Files,
 }
 
-/// Writes a checkpoint into `dir`: weights, optimizer and run state under names of this
-/// iteration, then the sidecar that names them, then removes the files of older checkpoints.
+/// Writes a checkpoint into `dir`: weights (`net`, and `training` where the trained weights are
+/// not `net`: a run's moving average), optimizer and run state under names of this iteration,
+/// then the sidecar that names them, then removes the files of older checkpoints.
 pub fn save(
     dir: &Path,
     net: &Net,
+    training: Option<&Net>,
     optim: &ModuleOptimizer,
     state: &[u8],
     meta: &mut Meta,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let names = Files::of_run(meta.iteration);
+    let names = Files::of_run(meta.iteration, training.is_some());
     let (model, opt, run) = (
         names.model.clone(),
         names.optim.clone().unwrap_or_default(),
@@ -93,6 +110,10 @@ pub fn save(
         net.clone().save_file(p).map_err(other)
     })
     .with_context(|| saving(&model))?;
+    if let (Some(net), Some(name)) = (training, &names.training) {
+        files::write_via_temp(&dir.join(name), |p| net.clone().save_file(p).map_err(other))
+            .with_context(|| saving(name))?;
+    }
     files::write_via_temp(&dir.join(&opt), |p| optim.save(p).map_err(other))
         .with_context(|| saving(&opt))?;
     files::write_bytes(&dir.join(&run), state).with_context(|| saving(&run))?;
@@ -113,11 +134,12 @@ fn remove_unnamed(dir: &Path, keep: &Files) {
         Some(keep.model.as_str()),
         keep.optim.as_deref(),
         keep.state.as_deref(),
+        keep.training.as_deref(),
     ];
     for e in entries.flatten() {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
-        let ours = ["model-", "optim-", "state-"]
+        let ours = ["model-", "optim-", "state-", "train-"]
             .iter()
             .any(|p| name.starts_with(p))
             && (name.ends_with(".bpk") || name.ends_with(".bin"));

@@ -232,6 +232,12 @@ pub struct OptimConfig {
     /// labels (optional, default false).
     #[serde(default)]
     pub moves_from_search: bool,
+    /// Decay per gradient step of the weights' moving average (optional, default 0: none). With
+    /// it, a checkpoint's network, the one evaluated and released, is that average (Polyak
+    /// averaging); self-play and the gradient steps go on with the trained weights, which the
+    /// checkpoint keeps beside it for `--resume` ([`super::ema`]).
+    #[serde(default)]
+    pub ema_decay: f64,
 }
 
 /// Periodic evaluation settings.
@@ -540,6 +546,11 @@ impl TrainConfig {
             o.moves_weight == 0.0 || self.network.moves,
             "optim.moves_weight",
             "needs network.moves = true (a move head to train)",
+        )?;
+        check(
+            (0.0..1.0).contains(&o.ema_decay),
+            "optim.ema_decay",
+            "must be at least 0 (off) and below 1 (e.g. 0.999)",
         )?;
         Ok(())
     }

@@ -103,6 +103,9 @@ impl Trainer {
 
         let grads = GradientsParams::from_grads(loss.backward(), &self.model);
         self.model = self.optim.step(lr, self.model.clone(), grads);
+        if let Some(ema) = &mut self.ema {
+            ema.update(&self.model);
+        }
         let scalar = |t: Tensor<1>| t.into_scalar::<f32>() as f64;
         Losses {
             policy: scalar(policy_loss.inner()),

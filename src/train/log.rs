@@ -140,6 +140,24 @@ impl Trainer {
                 ));
             }
         }
+        if let Some(t) = &e.trained {
+            // The trained weights beside their moving average (the figures above).
+            let mut parts = Vec::new();
+            for h in &t.heldout {
+                let tag = format!("eval/trained/heldout_{}", h.set);
+                self.log
+                    .scalar(&format!("{tag}/optimal_rate"), h.optimal_rate, step);
+                parts.push(format!("{} {:.2}%", h.set, 100.0 * h.optimal_rate));
+            }
+            if let Some(j) = &t.solver {
+                self.log
+                    .scalar("eval/trained/solver/optimal_rate", j.optimal_rate, step);
+                parts.push(format!("optimal {:.1}%", 100.0 * j.optimal_rate));
+            }
+            if !parts.is_empty() {
+                msg.push_str(&format!("  [trained: {}]", parts.join(" ")));
+            }
+        }
         msg
     }
 }

@@ -26,6 +26,7 @@ pub mod state;
 pub mod tb;
 
 mod device;
+mod ema;
 mod learn;
 mod log;
 mod start;
@@ -81,7 +82,10 @@ pub struct Trainer {
     rules: Rules,
     device: Device,
     train_device: Device,
+    /// The weights being trained.
     model: Net,
+    /// Their moving average (`optim.ema_decay`): the network saved, evaluated and released.
+    ema: Option<ema::Ema>,
     optim: ModuleOptimizer,
     selfplay: SelfPlay,
     /// Exact labels instead of self-play (`selfplay.labels = "exact"`).
@@ -205,9 +209,14 @@ impl Trainer {
     /// Writes a checkpoint now.
     pub fn save(&mut self) -> anyhow::Result<()> {
         let state = self.state_bytes();
+        let (net, training) = match &self.ema {
+            Some(e) => (e.net(), Some(&self.model)),
+            None => (&self.model, None),
+        };
         checkpoint::save(
             &self.checkpoint_dir,
-            &self.model,
+            net,
+            training,
             &self.optim,
             &state,
             &mut self.meta,
@@ -264,9 +273,19 @@ impl Trainer {
         )
     }
 
-    /// Plays the evaluation games with the current network.
+    /// The network a checkpoint holds as its model: the moving average of the trained weights
+    /// if the run keeps one, else the trained weights; off the autodiff device.
+    pub fn network(&self) -> Net {
+        match &self.ema {
+            Some(e) => e.net().clone(),
+            None => self.model.valid(),
+        }
+    }
+
+    /// Plays the evaluation games with the checkpoint's network ([`Trainer::network`]); with a
+    /// moving average, the trained weights are scored on the judge and held-out sets as well.
     pub fn evaluate(&mut self) -> anyhow::Result<Evaluation> {
-        let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
+        let mut ev = NetEvaluator::new(self.network(), self.device.clone());
         let games = eval::play_vs_bots(
             &self.rules,
             &self.opponents,
@@ -298,12 +317,20 @@ impl Trainer {
                 .map_err(|_| anyhow::anyhow!("the held-out set builder panicked"))??;
         }
         let heldout = heldout::score_all(&self.heldout, &mut ev, self.rules.pits() + 1);
+        let trained = self.ema.is_some().then(|| {
+            let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
+            checkpoint::TrainedScores {
+                solver: self.judge.as_ref().map(|j| j.score(&mut ev)),
+                heldout: heldout::score_all(&self.heldout, &mut ev, self.rules.pits() + 1),
+            }
+        });
         Ok(Evaluation {
             iteration: self.meta.iteration,
             seconds: self.meta.seconds,
             games,
             solver,
             heldout,
+            trained,
         })
     }
 }

@@ -35,6 +35,9 @@ impl Trainer {
             .filter(|_| cfg.selfplay.labels != config::Labels::Exact);
         let heldout_build = spawn_heldout(&cfg, &rules, db);
         let opponents = cfg.opponents()?;
+        let decay = cfg.optim.ema_decay;
+        let ema = (decay > 0.0)
+            .then(|| super::ema::Ema::new(start.average.as_ref().unwrap_or(&start.net), decay));
         let mut trainer = Trainer {
             opponents,
             heldout: Vec::new(),
@@ -57,6 +60,7 @@ impl Trainer {
             rules,
             device,
             train_device,
+            ema,
             model: start.net,
             optim: start.optim,
             meta: start.meta,
@@ -82,6 +86,8 @@ impl Trainer {
 /// state.
 struct Start {
     net: Net,
+    /// The moving average of the trained weights where the checkpoint keeps one.
+    average: Option<Net>,
     optim: ModuleOptimizer,
     meta: Meta,
     state: Option<Vec<u8>>,
@@ -116,9 +122,24 @@ fn start_or_resume(
         }
         let optim = checkpoint::load_optim(dir, &meta, optim)?;
         let state = checkpoint::load_state(dir, &meta)?;
+        // With a moving average, the model file is the average and the trained weights are apart.
+        let (net, average) = match &meta.files.training {
+            Some(name) => {
+                let trained = crate::nn::model::load_weights(
+                    dir,
+                    name,
+                    &meta.network,
+                    &meta.rules,
+                    train_device,
+                )?;
+                (trained, Some(net))
+            }
+            None => (net, None),
+        };
         meta.config = cfg.clone();
         return Ok(Start {
             net,
+            average,
             optim,
             meta,
             state,
@@ -144,6 +165,7 @@ fn start_or_resume(
     };
     Ok(Start {
         net,
+        average: None,
         optim,
         meta: Meta {
             format: checkpoint::FORMAT.to_string(),
@@ -156,7 +178,7 @@ fn start_or_resume(
             games: 0,
             seconds: 0.0,
             evaluations: Vec::new(),
-            files: checkpoint::Files::of_run(0),
+            files: checkpoint::Files::of_run(0, cfg.optim.ema_decay > 0.0),
         },
         state: None,
     })
