@@ -98,7 +98,7 @@ mod tests {
         let mut c = Collect(Vec::new());
         net.visit(&mut c);
         c.0.into_iter()
-            .flat_map(|t| t.into_data().to_vec::<f32>().unwrap())
+            .flat_map(|t| t.into_data().try_into_vec::<f32>().unwrap())
             .collect()
     }
 
