@@ -132,6 +132,7 @@ fn each_pair_of_games_shares_an_opening_from_both_seats() {
         mode: Mode::RoundRobin,
         openings: set.positions(&rules).unwrap(),
         seed: 5,
+        batch: true,
     };
     let games = arena.run(&|| {}, &AtomicBool::new(false));
     assert_eq!(games.len(), 3 * 3 * 2);
@@ -195,6 +196,7 @@ fn judged_games(
         mode: Mode::Gauntlet,
         openings: vec![Position::start(rules); openings],
         seed,
+        batch: true,
     };
     let stop = AtomicBool::new(false);
     let games = arena.run(&|| {}, &stop);
@@ -515,4 +517,54 @@ fn a_run_curve_reads_the_sidecar_typed_and_names_a_missing_field() {
         assert!(run_curve(&committed).unwrap().len() >= 2);
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A network player's evaluations batched across the games played at once give the very games
+/// that each game calling its network alone gives (the CPU backend computes a position's outputs
+/// alike in any batch), with forward passes that carry several games' positions.
+#[cfg(feature = "train")]
+#[test]
+fn batching_a_networks_evaluations_across_games_changes_no_game() {
+    let rules = Rules::kalah64();
+    let net = format!(
+        "policy:{}/checkpoints/kalah64:8:db=off",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let specs = [net.parse().unwrap(), BotSpec::Greedy, BotSpec::Minimax(2)];
+    let openings = OpeningSet::generate(&rules, 6, 4, 3)
+        .positions(&rules)
+        .unwrap();
+    let arena = |players: Vec<Player>, batch| Arena {
+        players,
+        mode: Mode::Gauntlet,
+        openings: openings.clone(),
+        seed: 9,
+        batch,
+    };
+    let stop = AtomicBool::new(false);
+    let moves = |games: &[kalaha::eval::ArenaGame]| -> Vec<Vec<Move>> {
+        games
+            .iter()
+            .map(|g| g.game.history().iter().map(|p| p.mv).collect())
+            .collect()
+    };
+    let alone = arena(players(&specs, &rules), false).run(&|| {}, &stop);
+    assert_eq!(alone.len(), 24);
+    // Batched before the run, so that its batching threads' tally can be read after it.
+    let batched: Vec<Player> = players(&specs, &rules)
+        .into_iter()
+        .map(|p| p.batched(2).unwrap())
+        .collect();
+    let shared = arena(batched.clone(), true).run(&|| {}, &stop);
+    assert_eq!(moves(&alone), moves(&shared));
+    let b = batched[0].batcher().expect("the network player is batched");
+    assert!(
+        b.positions() > b.batches(),
+        "{} positions in {} forward passes",
+        b.positions(),
+        b.batches()
+    );
+    // Players not batched beforehand are batched by the arena itself, to the same games.
+    let own = arena(players(&specs, &rules), true).run(&|| {}, &stop);
+    assert_eq!(moves(&alone), moves(&own));
 }

@@ -160,6 +160,7 @@ pub fn evaluate(
             "kalaha.evaluate({name}, {opponents:?}, games={games}, opening_moves={opening_moves}, seed={seed})"
         ),
         external,
+        batch: true,
     };
     let stop = &shared.stop;
     let outcome = py.detach(|| run::run(&req, &(), stop));

@@ -1,6 +1,7 @@
 //! Series of games between two bots with fixed seats, played in parallel.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -50,16 +51,67 @@ pub fn game_rng(seed: u64, index: u64) -> GameRng {
 
 /// Plays one game from `start` and returns it; `south` is the bot that starts in South's seat.
 pub fn play_game(start: Position, south: &Player, north: &Player, rng: &mut GameRng) -> Game {
+    play_game_gated(start, south, north, rng, None)
+}
+
+/// [`play_game`] among many games on more threads than cores: a player whose evaluations are
+/// batched on threads of their own ([`Player::is_batched`]) thinks freely (its thread mostly
+/// waits for a forward pass), any other holds one of `gate`'s places while it chooses a move.
+pub fn play_game_gated(
+    start: Position,
+    south: &Player,
+    north: &Player,
+    rng: &mut GameRng,
+    gate: Option<&Gate>,
+) -> Game {
+    let players = [south, north];
     let mut bots = [south.build(), north.build()];
     let mut game = Game::from_position(start);
     while !game.position().is_over() {
         let pos = *game.position();
         // The player in the seat to move is the bot that started there, or the other after a swap.
         let bot = game.seat_of(pos.to_move()).index();
+        let _place = gate.filter(|_| !players[bot].is_batched()).map(Gate::hold);
         let mv = bots[bot].choose(&pos, rng);
         game.play(mv).expect("bots play legal moves");
     }
     game
+}
+
+/// A counting semaphore: at most `places` holders at once, the others wait.
+pub struct Gate {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+/// A place held in a [`Gate`], given back when dropped.
+pub struct Place<'a>(&'a Gate);
+
+impl Gate {
+    /// A gate of `places` places (at least one).
+    pub fn new(places: usize) -> Gate {
+        Gate {
+            free: Mutex::new(places.max(1)),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Waits for a free place and holds it.
+    pub fn hold(&self) -> Place<'_> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        while *free == 0 {
+            free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
+        }
+        *free -= 1;
+        Place(self)
+    }
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.0.freed.notify_one();
+    }
 }
 
 /// Margin of one finished game for the bot that started South.

@@ -29,7 +29,10 @@ use crate::env::rng::GameRng;
 use crate::rules::{Move, Position};
 
 pub use greedy::Greedy;
-pub use matches::{MatchConfig, MatchSummary, game_rng, play_game, run_match, run_match_until};
+pub use matches::{
+    Gate, MatchConfig, MatchSummary, Place, game_rng, play_game, play_game_gated, run_match,
+    run_match_until,
+};
 pub use mcts::Mcts;
 pub use minimax::Minimax;
 pub use player::{BotContext, BotFactory, Player};

@@ -62,6 +62,11 @@ pub struct EvalArgs {
     /// evaluation curve as run-curve.svg beside the report.
     #[arg(long, value_name = "DIR", requires = "name")]
     run: Option<PathBuf>,
+    /// Each game calls its network alone, one position at a time, as many games at once as
+    /// cores (by default a network player's evaluations from 64 games at once share forward
+    /// passes; the games are the same either way).
+    #[arg(long)]
+    no_batch: bool,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -104,6 +109,7 @@ fn request(a: EvalArgs) -> anyhow::Result<Request> {
         run: a.run,
         command: command_line(),
         external: Vec::new(),
+        batch: !a.no_batch,
     })
 }
 

@@ -1,12 +1,17 @@
 //! The arena: every pairing of a gauntlet or a round robin played from both seats, each pair of
 //! games from one shared opening, all games in parallel and deterministic for a seed.
+//!
+//! With a network player, [`BATCHED_GAMES`] games are played at once on threads of their own and
+//! the network's evaluations from all of them share forward passes ([`Player::batched`], as the
+//! server's games do), while the other players' moves are thought one per core ([`Gate`]). The
+//! CPU backend computes each position's outputs alike in any batch, so the games are the same.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::bots::{Player, Tally, game_rng, play_game};
+use crate::bots::{Gate, Player, Tally, game_rng, play_game_gated};
 use crate::rules::{Game, Position, Side};
 
 /// Who plays whom.
@@ -100,7 +105,13 @@ pub struct Arena {
     pub openings: Vec<Position>,
     /// Seed of the bots' randomness.
     pub seed: u64,
+    /// Batch each network player's evaluations across the games played at once (else each game
+    /// calls its network alone, one position at a time, as many games at once as cores).
+    pub batch: bool,
 }
+
+/// Games played at once when a network player's evaluations are batched across games.
+pub const BATCHED_GAMES: usize = 64;
 
 impl Arena {
     /// The pairings played.
@@ -117,6 +128,51 @@ impl Arena {
     /// `stop` is set no new game starts, and the games finished so far are returned. The games
     /// are the same whatever the thread count, in a fixed order.
     pub fn run(&self, on_game: &(dyn Fn() + Sync), stop: &AtomicBool) -> Vec<ArenaGame> {
+        let cores = rayon::current_num_threads();
+        if let Some(players) = self.batched_players(cores) {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(BATCHED_GAMES.min(self.total_games()))
+                .thread_name(|i| format!("kalaha-arena-{i}"))
+                .build();
+            if let Ok(pool) = pool {
+                let gate = Gate::new(cores);
+                return pool.install(|| self.play(&players, Some(&gate), on_game, stop));
+            }
+        }
+        self.play(&self.players, None, on_game, stop)
+    }
+
+    /// The players with every network player's evaluations batched on `threads` threads, where
+    /// the arena batches, plays more than one game and has a network player.
+    fn batched_players(&self, threads: usize) -> Option<Vec<Player>> {
+        #[cfg(feature = "train")]
+        if self.batch
+            && self.total_games() > 1
+            && self.players.iter().any(|p| p.network().is_some())
+        {
+            return self
+                .players
+                .iter()
+                .map(|p| match p.is_batched() {
+                    true => Ok(p.clone()),
+                    false => p.clone().batched(threads),
+                })
+                .collect::<std::io::Result<_>>()
+                .ok();
+        }
+        let _ = threads;
+        None
+    }
+
+    /// Plays every game with `players` on the current thread pool, each unbatched player's moves
+    /// holding a place of `gate` if there is one.
+    fn play(
+        &self,
+        players: &[Player],
+        gate: Option<&Gate>,
+        on_game: &(dyn Fn() + Sync),
+        stop: &AtomicBool,
+    ) -> Vec<ArenaGame> {
         let pairings = self.pairings();
         let per = self.openings.len();
         let jobs: Vec<(usize, usize, bool)> = (0..pairings.len())
@@ -137,11 +193,12 @@ impl Arena {
                 let (a, b) = pairings[p];
                 let (south, north) = if a_south { (a, b) } else { (b, a) };
                 let mut rng = game_rng(self.seed, j as u64);
-                let game = play_game(
+                let game = play_game_gated(
                     self.openings[o],
-                    &self.players[south],
-                    &self.players[north],
+                    &players[south],
+                    &players[north],
                     &mut rng,
+                    gate,
                 );
                 on_game();
                 Some((

@@ -48,6 +48,8 @@ pub struct Request {
     /// Players the caller supplies ([`Player::external`]), each named in `players` as its
     /// [`BotSpec::External`].
     pub external: Vec<Player>,
+    /// Batch the network players' evaluations across games ([`Arena::batch`]).
+    pub batch: bool,
 }
 
 /// What an evaluation reports as it goes; every method may be left as it is (no report).
@@ -210,6 +212,7 @@ pub fn run(req: &Request, progress: &dyn Progress, stop: &AtomicBool) -> anyhow:
         mode: req.mode.clone(),
         openings: starts,
         seed: req.seed,
+        batch: req.batch,
     };
     let planned = arena.total_games();
     progress.games_planned(planned);
