@@ -179,7 +179,7 @@ mod tests {
     use super::*;
     use burn::prelude::*;
 
-    use crate::nn::{Activation, Block, Input, Net, NetConfig};
+    use crate::nn::{Net, NetConfig};
     use crate::rules::Rules;
 
     /// Up to `n` positions of one Kalah(6,4) game: the start, then the last legal move played
@@ -197,15 +197,7 @@ mod tests {
 
     /// A small untrained Kalah(6,4) network.
     fn net() -> Net {
-        let cfg = NetConfig {
-            hidden: 16,
-            layers: 2,
-            activation: Activation::Relu,
-            input: Input::Onehot,
-            block: Block::Plain,
-            moves: true,
-        };
-        Net::new(&cfg, 6, &Device::flex()).valid()
+        Net::new(&NetConfig::small(), 6, &Device::flex()).valid()
     }
 
     #[test]

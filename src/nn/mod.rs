@@ -209,6 +209,21 @@ pub struct NetConfig {
     pub moves: bool,
 }
 
+#[cfg(test)]
+impl NetConfig {
+    /// A small plain network with a move head (16 units, 2 layers) for unit tests.
+    pub(crate) fn small() -> NetConfig {
+        NetConfig {
+            hidden: 16,
+            layers: 2,
+            activation: Activation::Relu,
+            input: Input::Onehot,
+            block: Block::Plain,
+            moves: true,
+        }
+    }
+}
+
 /// How much a network's move head weighs at play: the logits a player and the search read are the
 /// policy logits minus this times each move's predicted seeds lost. 0: the move head is a training
 /// target that shapes the shared layers, and the policy head alone chooses — on the 100,000

@@ -77,21 +77,13 @@ impl ModuleMapper for Lerp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::{Activation, Block, Input, NetConfig, NetEvaluator};
+    use crate::nn::{NetConfig, NetEvaluator};
     use crate::rules::{Position, Rules};
     use crate::search::Evaluator;
 
     fn net(seed: u64, device: &Device) -> Net {
         device.seed(seed);
-        let cfg = NetConfig {
-            hidden: 16,
-            layers: 2,
-            activation: Activation::Relu,
-            input: Input::Onehot,
-            block: Block::Plain,
-            moves: true,
-        };
-        Net::new(&cfg, 6, device)
+        Net::new(&NetConfig::small(), 6, device)
     }
 
     fn weights(net: &Net) -> Vec<f32> {
