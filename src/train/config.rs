@@ -649,5 +649,11 @@ mod tests {
         assert!(e(&["network.activation=\"swish\""]).contains("swish"));
         assert!(e(&["rules.pits=40"]).contains("rules"));
         assert!(e(&["eval.opponents=[\"deep-blue\"]"]).contains("eval.opponents"));
+        // A decay of 1 would never move the average, one above 1 or below 0 would diverge.
+        for d in ["1.0", "1.5", "-0.1"] {
+            assert!(e(&[&format!("optim.ema_decay={d}")]).contains("optim.ema_decay"));
+        }
+        let c = TrainConfig::parse(SMOKE, &["optim.ema_decay=0.99".to_string()]).unwrap();
+        assert_eq!(c.optim.ema_decay, 0.99);
     }
 }
