@@ -235,7 +235,7 @@ pub struct OptimConfig {
     /// Decay per gradient step of the weights' moving average (optional, default 0: none). With
     /// it, a checkpoint's network, the one evaluated and released, is that average (Polyak
     /// averaging); self-play and the gradient steps go on with the trained weights, which the
-    /// checkpoint keeps beside it for `--resume` ([`super::ema`]).
+    /// checkpoint keeps beside it for `--resume` (`src/train/ema.rs`).
     #[serde(default)]
     pub ema_decay: f64,
 }
