@@ -153,9 +153,12 @@ impl Arena {
             return self
                 .players
                 .iter()
-                .map(|p| match p.is_batched() {
-                    true => Ok(p.clone()),
-                    false => p.clone().batched(threads),
+                .map(|p| {
+                    if p.is_batched() {
+                        Ok(p.clone())
+                    } else {
+                        p.clone().batched(threads)
+                    }
                 })
                 .collect::<std::io::Result<_>>()
                 .ok();
