@@ -305,7 +305,6 @@ impl Trainer {
                 .map_err(|_| anyhow::anyhow!("the judge set builder panicked"))??;
             self.judge = Some(set);
         }
-        let solver = self.judge.as_ref().map(|j| j.score(&mut ev));
         if self
             .heldout_build
             .as_ref()
@@ -316,13 +315,11 @@ impl Trainer {
                 .join()
                 .map_err(|_| anyhow::anyhow!("the held-out set builder panicked"))??;
         }
-        let heldout = heldout::score_all(&self.heldout, &mut ev, self.rules.pits() + 1);
+        let (solver, heldout) = self.score_sets(&mut ev);
         let trained = self.ema.is_some().then(|| {
             let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
-            checkpoint::TrainedScores {
-                solver: self.judge.as_ref().map(|j| j.score(&mut ev)),
-                heldout: heldout::score_all(&self.heldout, &mut ev, self.rules.pits() + 1),
-            }
+            let (solver, heldout) = self.score_sets(&mut ev);
+            checkpoint::TrainedScores { solver, heldout }
         });
         Ok(Evaluation {
             iteration: self.meta.iteration,
@@ -332,6 +329,16 @@ impl Trainer {
             heldout,
             trained,
         })
+    }
+
+    /// `ev`'s network on the judge set (once it is built) and the held-out sets.
+    fn score_sets(
+        &self,
+        ev: &mut NetEvaluator,
+    ) -> (Option<judge::JudgeScore>, Vec<heldout::HeldoutScore>) {
+        let solver = self.judge.as_ref().map(|j| j.score(ev));
+        let heldout = heldout::score_all(&self.heldout, ev, self.rules.pits() + 1);
+        (solver, heldout)
     }
 }
 
