@@ -523,6 +523,57 @@ fn a_run_curve_reads_the_sidecar_typed_and_names_a_missing_field() {
 /// that each game calling its network alone gives (the CPU backend computes a position's outputs
 /// alike in any batch), with forward passes that carry several games' positions.
 #[cfg(feature = "train")]
+/// A bot that thinks with rayon's help, as the solver does (its move split into parallel
+/// pieces), then plays at random.
+struct ParallelThinker;
+
+impl kalaha::bots::Bot for ParallelThinker {
+    fn choose(&mut self, pos: &Position, rng: &mut kalaha::env::rng::GameRng) -> Move {
+        use rayon::prelude::*;
+        (0..16)
+            .into_par_iter()
+            .for_each(|_| std::thread::sleep(std::time::Duration::from_micros(200)));
+        kalaha::bots::random_move(pos, rng)
+    }
+}
+
+#[test]
+fn batched_games_against_a_player_that_parallelises_its_moves_all_finish() {
+    // With the games on a rayon pool of their own, a gated player's parallel move could steal
+    // another game while it waited for its pieces and block on the gate with its place held:
+    // `kalaha eval --opponents solver` with a network player stalled so. Every game must finish.
+    let rules = Rules::kalah64();
+    let net = format!(
+        "policy:{}/checkpoints/kalah64:1:db=off",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut players = players(&[net.parse().unwrap()], &rules);
+    players.push(Player::external(
+        "parallel",
+        &rules,
+        std::sync::Arc::new(|| Box::new(ParallelThinker) as Box<dyn kalaha::bots::Bot>),
+    ));
+    let arena = Arena {
+        players,
+        mode: Mode::Gauntlet,
+        openings: OpeningSet::generate(&rules, 60, 2, 5)
+            .positions(&rules)
+            .unwrap(),
+        seed: 3,
+        batch: true,
+    };
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let games = arena.run(&|| {}, &AtomicBool::new(false));
+        done.send(games.len()).ok();
+    });
+    // A liveness bound, not a speed target: the games take seconds; a stalled arena never ends.
+    let played = finished
+        .recv_timeout(std::time::Duration::from_secs(600))
+        .expect("every batched game finishes");
+    assert_eq!(played, 120);
+}
+
 #[test]
 fn batching_a_networks_evaluations_across_games_changes_no_game() {
     let rules = Rules::kalah64();

@@ -1,12 +1,13 @@
 //! The arena: every pairing of a gauntlet or a round robin played from both seats, each pair of
 //! games from one shared opening, all games in parallel and deterministic for a seed.
 //!
-//! With a network player, [`BATCHED_GAMES`] games are played at once on threads of their own and
+//! With a network player, [`BATCHED_GAMES`] games are played at once on plain threads of their own and
 //! the network's evaluations from all of them share forward passes ([`Player::batched`], as the
 //! server's games do), while the other players' moves are thought one per core ([`Gate`]). The
 //! CPU backend computes each position's outputs alike in any batch, so the games are the same.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -130,16 +131,11 @@ impl Arena {
     pub fn run(&self, on_game: &(dyn Fn() + Sync), stop: &AtomicBool) -> Vec<ArenaGame> {
         let cores = rayon::current_num_threads();
         if let Some(players) = self.batched_players(cores) {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(BATCHED_GAMES.min(self.total_games()))
-                .thread_name(|i| format!("kalaha-arena-{i}"))
-                .build();
-            if let Ok(pool) = pool {
-                let gate = Gate::new(cores);
-                return pool.install(|| self.play(&players, Some(&gate), on_game, stop));
-            }
+            let gate = Gate::new(cores);
+            let threads = BATCHED_GAMES.min(self.total_games());
+            return self.play_on_threads(&players, &gate, threads, on_game, stop);
         }
-        self.play(&self.players, None, on_game, stop)
+        self.play(on_game, stop)
     }
 
     /// The players with every network player's evaluations batched on `threads` threads, where
@@ -167,24 +163,50 @@ impl Arena {
         None
     }
 
-    /// Plays every game with `players` on the current thread pool, each unbatched player's moves
-    /// holding a place of `gate` if there is one.
-    fn play(
-        &self,
-        players: &[Player],
-        gate: Option<&Gate>,
-        on_game: &(dyn Fn() + Sync),
-        stop: &AtomicBool,
-    ) -> Vec<ArenaGame> {
-        let pairings = self.pairings();
+    /// The games to play, `(pairing, opening, a_south)` by index, and the order to start them in.
+    fn jobs(&self) -> (Vec<(usize, usize, bool)>, Vec<usize>) {
         let per = self.openings.len();
-        let jobs: Vec<(usize, usize, bool)> = (0..pairings.len())
+        let jobs: Vec<(usize, usize, bool)> = (0..self.pairings().len())
             .flat_map(|p| (0..per).flat_map(move |o| [(p, o, true), (p, o, false)]))
             .collect();
         // Expensive pairings first, so the last games do not leave a core idle: spread them by
         // interleaving pairings rather than playing one pairing after another.
         let mut order: Vec<usize> = (0..jobs.len()).collect();
         order.sort_by_key(|&j| (jobs[j].1, jobs[j].2, jobs[j].0));
+        (jobs, order)
+    }
+
+    /// Plays game `j` of `jobs` with `players`, each unbatched player's moves holding a place of
+    /// `gate` if there is one.
+    fn play_job(
+        &self,
+        players: &[Player],
+        job: (usize, usize, bool),
+        j: usize,
+        gate: Option<&Gate>,
+    ) -> ArenaGame {
+        let (p, o, a_south) = job;
+        let (a, b) = self.pairings()[p];
+        let (south, north) = if a_south { (a, b) } else { (b, a) };
+        let mut rng = game_rng(self.seed, j as u64);
+        let game = play_game_gated(
+            self.openings[o],
+            &players[south],
+            &players[north],
+            &mut rng,
+            gate,
+        );
+        ArenaGame {
+            pairing: p,
+            opening: o,
+            a_south,
+            game,
+        }
+    }
+
+    /// Plays every game with the arena's own players on the current thread pool.
+    fn play(&self, on_game: &(dyn Fn() + Sync), stop: &AtomicBool) -> Vec<ArenaGame> {
+        let (jobs, order) = self.jobs();
         let mut done: Vec<(usize, ArenaGame)> = order
             .par_iter()
             .with_max_len(1)
@@ -192,29 +214,61 @@ impl Arena {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let (p, o, a_south) = jobs[j];
-                let (a, b) = pairings[p];
-                let (south, north) = if a_south { (a, b) } else { (b, a) };
-                let mut rng = game_rng(self.seed, j as u64);
-                let game = play_game_gated(
-                    self.openings[o],
-                    &players[south],
-                    &players[north],
-                    &mut rng,
-                    gate,
-                );
+                let game = self.play_job(&self.players, jobs[j], j, None);
                 on_game();
-                Some((
-                    j,
-                    ArenaGame {
-                        pairing: p,
-                        opening: o,
-                        a_south,
-                        game,
-                    },
-                ))
+                Some((j, game))
             })
             .collect();
+        done.sort_by_key(|d| d.0);
+        done.into_iter().map(|d| d.1).collect()
+    }
+
+    /// Plays every game with `players` on `threads` plain threads of their own, each taking the
+    /// next game to start when it finishes one; unbatched players' moves hold a place of `gate`.
+    /// Plain threads, not a rayon pool: a player that parallelises its own move with rayon (the
+    /// solver) would otherwise, while waiting on its helpers, steal another game from the pool
+    /// and block on the gate with its place held, and with every place so held no game moves.
+    fn play_on_threads(
+        &self,
+        players: &[Player],
+        gate: &Gate,
+        threads: usize,
+        on_game: &(dyn Fn() + Sync),
+        stop: &AtomicBool,
+    ) -> Vec<ArenaGame> {
+        let (jobs, order) = self.jobs();
+        let next = AtomicUsize::new(0);
+        let done = Mutex::new(Vec::with_capacity(jobs.len()));
+        let work = || {
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Some(&j) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let game = self.play_job(players, jobs[j], j, Some(gate));
+                on_game();
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((j, game));
+            }
+        };
+        std::thread::scope(|scope| {
+            let spawned = (0..threads.max(1))
+                .map_while(|i| {
+                    std::thread::Builder::new()
+                        .name(format!("kalaha-arena-{i}"))
+                        .spawn_scoped(scope, work)
+                        .ok()
+                })
+                .count();
+            // No thread could be started: play the games here.
+            if spawned == 0 {
+                work();
+            }
+        });
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
         done.sort_by_key(|d| d.0);
         done.into_iter().map(|d| d.1).collect()
     }
