@@ -288,3 +288,32 @@ fn db_n_picks_the_database_size_and_refuses_more_seeds_than_the_game_holds() {
     assert!(format!("{e:#}").contains("has only 24 seeds"), "{e:#}");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[cfg(feature = "train")]
+#[test]
+fn a_series_with_a_batched_network_player_plays_the_same_games() {
+    // `kalaha match` batches a network player's evaluations across 64 games at once; the CPU
+    // backend computes each position alike in any batch, so the series must not change.
+    let rules = Rules::kalah64();
+    let net = format!(
+        "policy:{}/checkpoints/kalah64:8:db=off",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let alone = series(rules, &net, "minimax:2", 40);
+    let batched = player(&net, &rules).batched(2).unwrap();
+    let cfg = MatchConfig {
+        rules,
+        south: batched.clone(),
+        north: player("minimax:2", &rules),
+        games: 40,
+        seed: 11,
+    };
+    assert_eq!(run_match(&cfg, &|| {}), alone);
+    let b = batched.batcher().expect("the network player is batched");
+    assert!(
+        b.positions() > b.batches(),
+        "{} positions in {} forward passes",
+        b.positions(),
+        b.batches()
+    );
+}

@@ -522,7 +522,6 @@ fn a_run_curve_reads_the_sidecar_typed_and_names_a_missing_field() {
 /// A network player's evaluations batched across the games played at once give the very games
 /// that each game calling its network alone gives (the CPU backend computes a position's outputs
 /// alike in any batch), with forward passes that carry several games' positions.
-#[cfg(feature = "train")]
 /// A bot that thinks with rayon's help, as the solver does (its move split into parallel
 /// pieces), then plays at random.
 struct ParallelThinker;
@@ -537,6 +536,7 @@ impl kalaha::bots::Bot for ParallelThinker {
     }
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn batched_games_against_a_player_that_parallelises_its_moves_all_finish() {
     // With the games on a rayon pool of their own, a gated player's parallel move could steal
@@ -574,6 +574,7 @@ fn batched_games_against_a_player_that_parallelises_its_moves_all_finish() {
     assert_eq!(played, 120);
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn batching_a_networks_evaluations_across_games_changes_no_game() {
     let rules = Rules::kalah64();

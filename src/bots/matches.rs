@@ -1,6 +1,6 @@
 //! Series of games between two bots with fixed seats, played in parallel.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use rayon::prelude::*;
@@ -114,6 +114,55 @@ impl Drop for Place<'_> {
     }
 }
 
+/// Games played at once when a network player's evaluations are batched across games.
+pub const BATCHED_GAMES: usize = 64;
+
+/// Runs `play(i)` for every `i` in `order` on up to `threads` plain threads of their own, each
+/// taking the next index when it finishes one; none starts once `stop` is set. The results of
+/// those that ran, sorted by index.
+///
+/// Plain threads, not a rayon pool: a player that parallelises its own move with rayon (the
+/// solver) would, while waiting on its helpers, run another game from the pool, whose gated move
+/// then waits for a place with one held; with every place held so, no game moves. Here a move's
+/// parallel work goes to rayon's global pool, which never runs a game.
+pub fn play_on_threads<T: Send>(
+    order: &[usize],
+    threads: usize,
+    stop: &AtomicBool,
+    play: impl Fn(usize) -> T + Sync,
+) -> Vec<(usize, T)> {
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::with_capacity(order.len()));
+    let work = || {
+        while !stop.load(Ordering::Relaxed) {
+            let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let result = play(i);
+            done.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((i, result));
+        }
+    };
+    std::thread::scope(|scope| {
+        let spawned = (0..threads.clamp(1, order.len().max(1)))
+            .map_while(|t| {
+                std::thread::Builder::new()
+                    .name(format!("kalaha-game-{t}"))
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .count();
+        // No thread could be started: play the games here.
+        if spawned == 0 {
+            work();
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|d| d.0);
+    done
+}
+
 /// Margin of one finished game for the bot that started South.
 fn south_bot_margin(game: &Game) -> i32 {
     let m = game.position().margin();
@@ -132,24 +181,35 @@ pub fn run_match(cfg: &MatchConfig, on_game: &(dyn Fn() + Sync)) -> MatchSummary
 
 /// Like [`run_match`], but games not yet started when `stop` is set are skipped: the summary
 /// counts the games that were played (each identical to its game in an uninterrupted series).
+/// With a batched network player ([`Player::batched`]), [`BATCHED_GAMES`] games are played at
+/// once so that its evaluations share forward passes; the games are the same.
 pub fn run_match_until(
     cfg: &MatchConfig,
     on_game: &(dyn Fn() + Sync),
     stop: &AtomicBool,
 ) -> MatchSummary {
     let start = Position::start(&cfg.rules);
-    let results: Vec<(i32, usize)> = (0..cfg.games)
-        .into_par_iter()
-        .filter_map(|i| {
-            if stop.load(Ordering::Relaxed) {
-                return None;
-            }
-            let mut rng = game_rng(cfg.seed, i as u64);
-            let game = play_game(start, &cfg.south, &cfg.north, &mut rng);
-            on_game();
-            Some((south_bot_margin(&game), game.history().len()))
-        })
-        .collect();
+    let play = |i: usize, gate: Option<&Gate>| {
+        let mut rng = game_rng(cfg.seed, i as u64);
+        let game = play_game_gated(start, &cfg.south, &cfg.north, &mut rng, gate);
+        on_game();
+        (south_bot_margin(&game), game.history().len())
+    };
+    let results: Vec<(i32, usize)> = if cfg.south.is_batched() || cfg.north.is_batched() {
+        // A batched network's games wait on forward passes: many at once fill its batches, while
+        // the other player's moves think one per core.
+        let gate = Gate::new(rayon::current_num_threads());
+        let order: Vec<usize> = (0..cfg.games as usize).collect();
+        play_on_threads(&order, BATCHED_GAMES, stop, |i| play(i, Some(&gate)))
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect()
+    } else {
+        (0..cfg.games as usize)
+            .into_par_iter()
+            .filter_map(|i| (!stop.load(Ordering::Relaxed)).then(|| play(i, None)))
+            .collect()
+    };
     summarize(&results)
 }
 

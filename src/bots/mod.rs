@@ -30,8 +30,8 @@ use crate::rules::{Move, Position};
 
 pub use greedy::Greedy;
 pub use matches::{
-    Gate, MatchConfig, MatchSummary, Place, game_rng, play_game, play_game_gated, run_match,
-    run_match_until,
+    BATCHED_GAMES, Gate, MatchConfig, MatchSummary, Place, game_rng, play_game, play_game_gated,
+    play_on_threads, run_match, run_match_until,
 };
 pub use mcts::Mcts;
 pub use minimax::Minimax;

@@ -28,6 +28,11 @@ pub struct MatchArgs {
     /// Seed of the series; the same seed gives the same results on any number of threads.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Each game calls its network alone, one position at a time, as many games at once as cores
+    /// (by default a network player's evaluations from 64 games at once share forward passes; the
+    /// games are the same either way)
+    #[arg(long)]
+    no_batch: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -45,6 +50,30 @@ struct MatchJson {
     interrupted: bool,
 }
 
+/// `cfg` with each network player's evaluations batched across the games played at once, unless
+/// `no_batch` or a single game.
+fn batched(cfg: MatchConfig, no_batch: bool) -> anyhow::Result<MatchConfig> {
+    #[cfg(feature = "train")]
+    if !no_batch && cfg.games > 1 {
+        let threads = rayon::current_num_threads();
+        let batch = |p: crate::bots::Player| {
+            if p.network().is_some() && !p.is_batched() {
+                p.batched(threads)
+                    .map_err(|e| anyhow::anyhow!("cannot start the batching threads: {e}"))
+            } else {
+                Ok(p)
+            }
+        };
+        return Ok(MatchConfig {
+            south: batch(cfg.south)?,
+            north: batch(cfg.north)?,
+            ..cfg
+        });
+    }
+    let _ = no_batch;
+    Ok(cfg)
+}
+
 pub fn run(a: MatchArgs) -> anyhow::Result<()> {
     let rules = a.rules.rules()?;
     let south = a.south.parse::<BotSpec>()?;
@@ -57,6 +86,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<()> {
         games: a.games,
         seed: a.seed,
     };
+    let cfg = batched(cfg, a.no_batch)?;
     let bar = bar(cfg.games as u64, "games");
     // Ctrl-C stops starting new games; the games already played are reported.
     let stop = stop_on_ctrl_c();

@@ -6,13 +6,13 @@
 //! server's games do), while the other players' moves are thought one per core ([`Gate`]). The
 //! CPU backend computes each position's outputs alike in any batch, so the games are the same.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::bots::{Gate, Player, Tally, game_rng, play_game_gated};
+pub use crate::bots::BATCHED_GAMES;
+use crate::bots::{Gate, Player, Tally, game_rng, play_game_gated, play_on_threads};
 use crate::rules::{Game, Position, Side};
 
 /// Who plays whom.
@@ -110,9 +110,6 @@ pub struct Arena {
     /// calls its network alone, one position at a time, as many games at once as cores).
     pub batch: bool,
 }
-
-/// Games played at once when a network player's evaluations are batched across games.
-pub const BATCHED_GAMES: usize = 64;
 
 impl Arena {
     /// The pairings played.
@@ -223,11 +220,8 @@ impl Arena {
         done.into_iter().map(|d| d.1).collect()
     }
 
-    /// Plays every game with `players` on `threads` plain threads of their own, each taking the
-    /// next game to start when it finishes one; unbatched players' moves hold a place of `gate`.
-    /// Plain threads, not a rayon pool: a player that parallelises its own move with rayon (the
-    /// solver) would otherwise, while waiting on its helpers, steal another game from the pool
-    /// and block on the gate with its place held, and with every place so held no game moves.
+    /// Plays every game with `players` on `threads` plain threads ([`play_on_threads`]),
+    /// unbatched players' moves holding a place of `gate`.
     fn play_on_threads(
         &self,
         players: &[Player],
@@ -237,40 +231,14 @@ impl Arena {
         stop: &AtomicBool,
     ) -> Vec<ArenaGame> {
         let (jobs, order) = self.jobs();
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::with_capacity(jobs.len()));
-        let work = || {
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let Some(&j) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let game = self.play_job(players, jobs[j], j, Some(gate));
-                on_game();
-                done.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((j, game));
-            }
-        };
-        std::thread::scope(|scope| {
-            let spawned = (0..threads.max(1))
-                .map_while(|i| {
-                    std::thread::Builder::new()
-                        .name(format!("kalaha-arena-{i}"))
-                        .spawn_scoped(scope, work)
-                        .ok()
-                })
-                .count();
-            // No thread could be started: play the games here.
-            if spawned == 0 {
-                work();
-            }
-        });
-        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-        done.sort_by_key(|d| d.0);
-        done.into_iter().map(|d| d.1).collect()
+        play_on_threads(&order, threads, stop, |j| {
+            let game = self.play_job(players, jobs[j], j, Some(gate));
+            on_game();
+            game
+        })
+        .into_iter()
+        .map(|d| d.1)
+        .collect()
     }
 }
 
