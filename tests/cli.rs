@@ -534,6 +534,7 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         &cache,
         "--json",
     ]);
+    assert_eq!(v["seed"], 2026);
     assert_eq!(v["against"]["only_network"], 0);
     assert_eq!(v["against"]["only_against"], 0);
     assert_eq!(v["against"]["p_value"], 1.0);
@@ -549,6 +550,38 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         &cache,
         "--json",
     ]);
+    // Another seed: a fresh sample of the same sources, solved once into its own file.
+    let fresh_cache =
+        std::env::temp_dir().join(format!("kalaha-judge-seed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&fresh_cache);
+    let fresh = json(&[
+        "judge",
+        "--network",
+        &kalah64,
+        "--seed",
+        "8",
+        "--positions",
+        "3",
+        "--cache",
+        fresh_cache.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(fresh["seed"], 8);
+    assert_eq!(fresh["positions"], 3);
+    let first = |file: std::path::PathBuf| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        v["positions"][0]["position"].clone()
+    };
+    let drawn = first(fresh_cache.join("judge2-6x4-standard-owner-immediate-piefalse-3-8.json"));
+    let _ = std::fs::remove_dir_all(&fresh_cache);
+    assert_ne!(
+        drawn,
+        first(
+            std::path::Path::new(&cache)
+                .join("judge2-6x4-standard-owner-immediate-piefalse-1200-2026.json")
+        )
+    );
     assert_eq!(searched["simulations"], 8);
     assert_eq!(searched["positions"], 1200);
     assert!(searched["optimal_rate"].as_f64().unwrap() > 0.5);

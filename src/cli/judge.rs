@@ -28,6 +28,11 @@ pub struct JudgeArgs {
     /// Folder of solved judge sets (solved once there, at the seed every run uses).
     #[arg(long, value_name = "DIR", default_value = "checkpoints/judge")]
     cache: PathBuf,
+    /// Draw the set from this seed instead of the one every run is judged on (a fresh sample of
+    /// the same sources, solved once into --cache): how far a figure is from one sample's luck.
+    /// Judge sets in the cache are left out of training, so keep other seeds' sets elsewhere.
+    #[arg(long, default_value_t = JUDGE_SEED)]
+    seed: u64,
     /// Seconds the solver may spend on each position when it solves the set (0: no limit);
     /// positions it cannot prove in time are left out and counted (default: the limit of the set
     /// already solved for the network's rules, else none; the six-seed sets use 10).
@@ -156,12 +161,13 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     };
     if !a.json {
         eprintln!(
-            "kalaha: judging {path} on {positions} positions of {} (solved once into {})",
+            "kalaha: judging {path} on {positions} positions of {} drawn from seed {} (solved once into {})",
             rules.describe(),
+            a.seed,
             a.cache.display()
         );
     }
-    let set = JudgeSet::load_or_build(&rules, positions, JUDGE_SEED, &a.cache, limit)?;
+    let set = JudgeSet::load_or_build(&rules, positions, a.seed, &a.cache, limit)?;
     let picks = choices(&set, &m, a.simulations, a.moves_mix);
     let score = set.score_picks(&picks)?;
     if let Some(file) = &a.misses {
@@ -206,6 +212,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     }
     if a.json {
         let mut v = serde_json::to_value(&score)?;
+        v["seed"] = a.seed.into();
         if let Some(n) = a.simulations {
             v["simulations"] = n.into();
         }
