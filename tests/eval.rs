@@ -524,8 +524,10 @@ fn a_run_curve_reads_the_sidecar_typed_and_names_a_missing_field() {
 /// alike in any batch), with forward passes that carry several games' positions.
 /// A bot that thinks with rayon's help, as the solver does (its move split into parallel
 /// pieces), then plays at random.
+#[cfg(feature = "train")]
 struct ParallelThinker;
 
+#[cfg(feature = "train")]
 impl kalaha::bots::Bot for ParallelThinker {
     fn choose(&mut self, pos: &Position, rng: &mut kalaha::env::rng::GameRng) -> Move {
         use rayon::prelude::*;
