@@ -1,10 +1,11 @@
 //! The arena: every pairing of a gauntlet or a round robin played from both seats, each pair of
 //! games from one shared opening, all games in parallel and deterministic for a seed.
 //!
-//! With a network player, [`BATCHED_GAMES`] games are played at once on plain threads of their own and
-//! the network's evaluations from all of them share forward passes ([`Player::batched`], as the
-//! server's games do), while the other players' moves are thought one per core ([`Gate`]). The
-//! CPU backend computes each position's outputs alike in any batch, so the games are the same.
+//! With a network player, [`BATCHED_GAMES`] games are played at once on plain threads of their
+//! own ([`play_on_threads`]) and the network's evaluations from all of them share forward passes
+//! ([`Player::batched`], as the server's games do), while the other players' moves are thought
+//! one per core ([`Gate`]). The CPU backend computes each position's outputs alike in any batch,
+//! so the games are the same.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
