@@ -295,10 +295,7 @@ fn a_series_with_a_batched_network_player_plays_the_same_games() {
     // `kalaha match` batches a network player's evaluations across 64 games at once; the CPU
     // backend computes each position alike in any batch, so the series must not change.
     let rules = Rules::kalah64();
-    let net = format!(
-        "policy:{}/checkpoints/kalah64:8:db=off",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let net = common::checkpoints::committed_kalah64("8:db=off");
     let alone = series(rules, &net, "minimax:2", 40);
     let batched = player(&net, &rules).batched(2).unwrap();
     let cfg = MatchConfig {

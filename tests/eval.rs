@@ -2,6 +2,8 @@
 //! opening diversification, the solver's judgement against an independent brute force, and the
 //! `kalaha eval` command's reports.
 
+mod common;
+
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
@@ -545,10 +547,7 @@ fn batched_games_against_a_player_that_parallelises_its_moves_all_finish() {
     // another game while it waited for its pieces and block on the gate with its place held:
     // `kalaha eval --opponents solver` with a network player stalled so. Every game must finish.
     let rules = Rules::kalah64();
-    let net = format!(
-        "policy:{}/checkpoints/kalah64:1:db=off",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let net = common::checkpoints::committed_kalah64("1:db=off");
     let mut players = players(&[net.parse().unwrap()], &rules);
     players.push(Player::external(
         "parallel",
@@ -580,10 +579,7 @@ fn batched_games_against_a_player_that_parallelises_its_moves_all_finish() {
 #[test]
 fn batching_a_networks_evaluations_across_games_changes_no_game() {
     let rules = Rules::kalah64();
-    let net = format!(
-        "policy:{}/checkpoints/kalah64:8:db=off",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let net = common::checkpoints::committed_kalah64("8:db=off");
     let specs = [net.parse().unwrap(), BotSpec::Greedy, BotSpec::Minimax(2)];
     let openings = OpeningSet::generate(&rules, 6, 4, 3)
         .positions(&rules)

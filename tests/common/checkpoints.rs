@@ -76,3 +76,12 @@ pub fn untrained(root: &Path, folder: &str, rules: &Rules, db: u32, seed: u64) -
     std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
     dir
 }
+
+/// The committed Kalah(6,4) network as a bot spec, `options` after its path (`"8:db=off"`: 8
+/// simulations, no endgame database).
+pub fn committed_kalah64(options: &str) -> String {
+    format!(
+        "policy:{}/checkpoints/kalah64:{options}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
