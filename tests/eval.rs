@@ -521,9 +521,6 @@ fn a_run_curve_reads_the_sidecar_typed_and_names_a_missing_field() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A network player's evaluations batched across the games played at once give the very games
-/// that each game calling its network alone gives (the CPU backend computes a position's outputs
-/// alike in any batch), with forward passes that carry several games' positions.
 /// A bot that thinks with rayon's help, as the solver does (its move split into parallel
 /// pieces), then plays at random.
 #[cfg(feature = "train")]
@@ -575,6 +572,9 @@ fn batched_games_against_a_player_that_parallelises_its_moves_all_finish() {
     assert_eq!(played, 120);
 }
 
+/// A network player's evaluations batched across the games played at once give the very games
+/// that each game calling its network alone gives (the CPU backend computes a position's outputs
+/// alike in any batch), with forward passes that carry several games' positions.
 #[cfg(feature = "train")]
 #[test]
 fn batching_a_networks_evaluations_across_games_changes_no_game() {

@@ -255,10 +255,13 @@ impl Player {
 
     /// The same network player with its games' evaluations batched on `threads` threads (at
     /// most [`crate::nn::batch::MAX_BATCH`] positions a forward pass): for many games at once, as
-    /// a server plays them. Other players are returned as they are.
+    /// a server plays them. A player already batched keeps its threads; other players are
+    /// returned as they are.
     #[cfg(feature = "train")]
     pub fn batched(mut self, threads: usize) -> std::io::Result<Player> {
-        if let Kind::Network { model, batcher, .. } = &mut self.kind {
+        if let Kind::Network { model, batcher, .. } = &mut self.kind
+            && batcher.is_none()
+        {
             *batcher = Some(crate::nn::batch::Batcher::spawn(
                 &model.net,
                 threads,

@@ -57,12 +57,8 @@ fn batched(cfg: MatchConfig, no_batch: bool) -> anyhow::Result<MatchConfig> {
     if !no_batch && cfg.games > 1 {
         let threads = rayon::current_num_threads();
         let batch = |p: crate::bots::Player| {
-            if p.network().is_some() && !p.is_batched() {
-                p.batched(threads)
-                    .map_err(|e| anyhow::anyhow!("cannot start the batching threads: {e}"))
-            } else {
-                Ok(p)
-            }
+            p.batched(threads)
+                .map_err(|e| anyhow::anyhow!("cannot start the batching threads: {e}"))
         };
         return Ok(MatchConfig {
             south: batch(cfg.south)?,

@@ -130,8 +130,15 @@ impl Arena {
         let cores = rayon::current_num_threads();
         if let Some(players) = self.batched_players(cores) {
             let gate = Gate::new(cores);
-            let threads = BATCHED_GAMES.min(self.total_games());
-            return self.play_on_threads(&players, &gate, threads, on_game, stop);
+            let (jobs, order) = self.jobs();
+            return play_on_threads(&order, BATCHED_GAMES, stop, |j| {
+                let game = self.play_job(&players, jobs[j], j, Some(&gate));
+                on_game();
+                game
+            })
+            .into_iter()
+            .map(|d| d.1)
+            .collect();
         }
         self.play(on_game, stop)
     }
@@ -147,13 +154,7 @@ impl Arena {
             return self
                 .players
                 .iter()
-                .map(|p| {
-                    if p.is_batched() {
-                        Ok(p.clone())
-                    } else {
-                        p.clone().batched(threads)
-                    }
-                })
+                .map(|p| p.clone().batched(threads))
                 .collect::<std::io::Result<_>>()
                 .ok();
         }
@@ -219,27 +220,6 @@ impl Arena {
             .collect();
         done.sort_by_key(|d| d.0);
         done.into_iter().map(|d| d.1).collect()
-    }
-
-    /// Plays every game with `players` on `threads` plain threads ([`play_on_threads`]),
-    /// unbatched players' moves holding a place of `gate`.
-    fn play_on_threads(
-        &self,
-        players: &[Player],
-        gate: &Gate,
-        threads: usize,
-        on_game: &(dyn Fn() + Sync),
-        stop: &AtomicBool,
-    ) -> Vec<ArenaGame> {
-        let (jobs, order) = self.jobs();
-        play_on_threads(&order, threads, stop, |j| {
-            let game = self.play_job(players, jobs[j], j, Some(gate));
-            on_game();
-            game
-        })
-        .into_iter()
-        .map(|d| d.1)
-        .collect()
     }
 }
 
