@@ -1,6 +1,8 @@
 """The table of experiments/solver-sims: for each sims-N.json, games reaching the start's result
 (all, from won starts, from drawn starts; a lost start is reached whatever is played), games
-losing no seed, W-D-L, optimal moves by phase and result changes, paired against the first.
+losing no seed, W-D-L, optimal moves by phase and result changes, paired against the first
+(64 simulations). sims-N-prove.json are the series whose search proves subtrees (`:prove=on`),
+each after the plain search of its budget.
     python3 experiments/solver-sims/table.py [--json]"""
 import json, math, sys
 from pathlib import Path
@@ -17,7 +19,7 @@ def sign_test(k, n):
 
 
 rows = []
-runs = sorted(here.glob("sims-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+runs = sorted(here.glob("sims-*.json"), key=lambda p: (int(p.stem.split("-")[1]), p.stem.endswith("-prove")))
 base = None
 for path in runs:
     text = path.read_text()
@@ -35,6 +37,7 @@ for path in runs:
 
     row = {
         "sims": int(path.stem.split("-")[1]),
+        "prove": path.stem.endswith("-prove"),
         "won_starts_won": held((True, False)),
         "drawn_starts_held": held((False, True)),
         "reached": sum(reached),
@@ -66,5 +69,6 @@ else:
         v = r.get("vs_first")
         paired = f"{v['only_this']} / {v['only_first']}, p = {v['p_value']:.2g}" if v else ""
         won, drawn = r["won_starts_won"], r["drawn_starts_held"]
-        print(f"| {r['sims']} | {r['reached']}/{r['games']} | {won[0]}/{won[1]} | {drawn[0]}/{drawn[1]} | {r['lost_no_seed']} | {'-'.join(map(str, r['wdl']))} | {100*r['optimal_rate']:.1f}% "
+        sims = f"{r['sims']}{' proving' if r['prove'] else ''}"
+        print(f"| {sims} | {r['reached']}/{r['games']} | {won[0]}/{won[1]} | {drawn[0]}/{drawn[1]} | {r['lost_no_seed']} | {'-'.join(map(str, r['wdl']))} | {100*r['optimal_rate']:.1f}% "
               f"| {100*r['opening']:.1f}% / {100*r['middle']:.1f}% / {100*r['endgame']:.1f}% | {r['result_changes']} ({r['opening_changes']}) | {paired} |")

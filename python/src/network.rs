@@ -307,6 +307,6 @@ impl PyNetwork {
 
     /// Its search settings (the checkpoint's self-play search) with `sims` simulations.
     pub fn search_config(&self, sims: Option<u32>) -> kalaha::search::SearchConfig {
-        kalaha::bots::policy::search_config(&self.model, sims, None)
+        kalaha::bots::policy::search_config(&self.model, sims, Default::default())
     }
 }

@@ -171,16 +171,19 @@ fn roots_from(roots: &Bound<'_, PyAny>) -> PyResult<Vec<Position>> {
 /// that many seeds on the board (`True`: the network's own setting, else the players' default for the rules, 18 for Kalah(6,4)) are solved leaves,
 /// answered exactly without calling the evaluator. Settings left `None` come from the network's
 /// checkpoint when `evaluator` is a `Network`, else `c_visit=50`, `c_scale=1`, `margin_weight=0`,
-/// `considered_actions` = every action.
+/// `considered_actions` = every action. `prove=True` proves subtrees (MCTS-solver: a node whose
+/// children are all solved takes their best exact utility and is not searched again); `None`
+/// takes the network's setting, else off.
 ///
 /// Returns a dict of numpy arrays: `action` int64 `[B]` (the move to play), `policy` float32 `[B,
 /// A]` (the improved policy: the training target), `value` `[B]` (the root's utility after
 /// search), `net_value` `[B]` (before), `visits` int64 `[B, A]` and `q` float32 `[B, A]` (each
-/// root action's mean utility, NaN where not visited or illegal), and `evaluations` (positions
-/// the evaluator was given). The GIL is released while Rust works. Same seed, same network: the
+/// root action's mean utility, NaN where not visited or illegal), `proved` bool `[B]` (the root
+/// was proved: its value and every `q` are exact) and `evaluations` (positions the evaluator was
+/// given). The GIL is released while Rust works. Same seed, same network: the
 /// same results as the library's search.
 #[pyfunction]
-#[pyo3(signature = (roots, evaluator, *, simulations=64, temperature=None, seed=0, considered_actions=None, c_visit=None, c_scale=None, margin_weight=None, endgame_db=None))]
+#[pyo3(signature = (roots, evaluator, *, simulations=64, temperature=None, seed=0, considered_actions=None, c_visit=None, c_scale=None, margin_weight=None, endgame_db=None, prove=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn search<'py>(
     py: Python<'py>,
@@ -194,6 +197,7 @@ pub fn search<'py>(
     c_scale: Option<f32>,
     margin_weight: Option<f32>,
     endgame_db: Option<&Bound<'py, PyAny>>,
+    prove: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let roots = roots_from(roots)?;
     let Some(first) = roots.first() else {
@@ -238,6 +242,7 @@ pub fn search<'py>(
             c_visit: 50.0,
             c_scale: 1.0,
             margin_weight: 0.0,
+            prove: false,
         },
         |n| n.search_config(Some(simulations)),
     );
@@ -249,6 +254,7 @@ pub fn search<'py>(
         c_visit: c_visit.unwrap_or(base.c_visit),
         c_scale: c_scale.unwrap_or(base.c_scale),
         margin_weight: margin_weight.unwrap_or(base.margin_weight),
+        prove: prove.unwrap_or(base.prove),
     };
     if !(0.0..=1.0).contains(&cfg.margin_weight)
         || !cfg.c_visit.is_finite()
@@ -339,6 +345,10 @@ pub fn search<'py>(
     )?;
     d.set_item("visits", PyArray1::from_vec(py, visits).reshape([n, a])?)?;
     d.set_item("q", PyArray1::from_vec(py, q).reshape([n, a])?)?;
+    d.set_item(
+        "proved",
+        PyArray1::from_vec(py, results.iter().map(|r| r.proved).collect()),
+    )?;
     d.set_item("evaluations", evaluations)?;
     Ok(d)
 }

@@ -108,7 +108,8 @@ pub enum BotSpec {
     /// several) and are solved leaves of the search; the database is the one the checkpoint was
     /// trained with (see [`BotContext::endgame_db`]). Options after it, in any order:
     /// `:margin=W` (with SIMS: the search's utility `(1 - W) * value + W * margin` instead of the
-    /// checkpoint's), `:db=off` (no database: the network and its search alone) and `:db=N` (the
+    /// checkpoint's), `:prove=on` or `:prove=off` (with SIMS: whether the search proves subtrees,
+    /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:db=off` (no database: the network and its search alone) and `:db=N` (the
     /// database of N seeds on the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on
     /// first use), e.g. `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network
     /// trained for exactly the rules the bot is prepared for, wherever
@@ -121,6 +122,8 @@ pub enum BotSpec {
         sims: Option<u32>,
         /// Margin weight in thousandths.
         margin: Option<u16>,
+        /// Whether the search proves subtrees (none: as the checkpoint's search).
+        prove: Option<bool>,
         /// The endgame database that answers the positions it covers (`:db=off`: none).
         db: PlayDb,
     },
@@ -211,7 +214,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
         })
     }
-    let (mut rest, mut margin, mut db) = (rest, None, None);
+    let (mut rest, mut margin, mut prove, mut db) = (rest, None, None, None);
     while let Some((before, (key, value))) = rest
         .rsplit_once(':')
         .and_then(|(before, last)| option(last).map(|kv| (before, kv)))
@@ -223,6 +226,17 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                     _ => {
                         return Err(bad(format!(
                             "margin weight '{value}' is not a number in 0..=1"
+                        )));
+                    }
+                })
+                .is_some(),
+            "prove" => prove
+                .replace(match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => {
+                        return Err(bad(format!(
+                            "prove={value}: expected prove=on or prove=off"
                         )));
                     }
                 })
@@ -244,7 +258,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                 .is_some(),
             _ => {
                 return Err(bad(format!(
-                    "unknown option '{key}' (expected margin=W, db=off or db=N)"
+                    "unknown option '{key}' (expected margin=W, prove=on, prove=off, db=off or db=N)"
                 )));
             }
         };
@@ -278,6 +292,9 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             "margin=W needs a simulation count before it".to_string()
         ));
     }
+    if prove.is_some() && sims.is_none() {
+        return Err(bad("prove= needs a simulation count before it".to_string()));
+    }
     if path.is_empty() {
         return Err(bad(
             "needs a checkpoint path, e.g. policy:checkpoints/kalah64, or auto".into(),
@@ -287,8 +304,23 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         path: path.to_string(),
         sims,
         margin,
+        prove,
         db: db.unwrap_or(PlayDb::Default),
     })
+}
+
+#[cfg(feature = "train")]
+impl BotSpec {
+    /// What a `policy:` name's options change in its checkpoint's search (none for other bots).
+    pub fn search_options(&self) -> policy::SearchOptions {
+        match self {
+            BotSpec::Policy { margin, prove, .. } => policy::SearchOptions {
+                margin: margin.map(|w| w as f32 / 1000.0),
+                prove: *prove,
+            },
+            _ => policy::SearchOptions::default(),
+        }
+    }
 }
 
 /// The largest `db=N` a name may ask for (what fits in memory is checked when the bot is
@@ -310,6 +342,7 @@ impl fmt::Display for BotSpec {
                 path,
                 sims,
                 margin,
+                prove,
                 db,
             } => {
                 write!(f, "policy:{path}")?;
@@ -318,6 +351,9 @@ impl fmt::Display for BotSpec {
                 }
                 if let Some(w) = margin {
                     write!(f, ":margin={}", *w as f32 / 1000.0)?;
+                }
+                if let Some(p) = prove {
+                    f.write_str(if *p { ":prove=on" } else { ":prove=off" })?;
                 }
                 match db {
                     PlayDb::Off => f.write_str(":db=off")?,
@@ -359,6 +395,7 @@ mod tests {
             path: "ck/run".into(),
             sims,
             margin,
+            prove: None,
             db,
         };
         let (on, off) = (PlayDb::Default, PlayDb::Off);
@@ -388,6 +425,8 @@ mod tests {
             "policy:auto:16:db=off",
             "policy:ck/run:64:db=24",
             "policy:ck/run:db=12",
+            "policy:ck/run:256:prove=on",
+            "policy:ck/run:256:margin=0.5:prove=off:db=off",
         ] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
@@ -410,6 +449,9 @@ mod tests {
         assert!(e("policy:ck:margin=0.5").contains("needs a simulation count"));
         assert!(e("policy:ck:db=off:margin=0.5").contains("needs a simulation count"));
         assert!(e("policy:ck:64:margin=2").contains("not a number in 0..=1"));
+        assert!(e("policy:ck:64:prove=yes").contains("expected prove=on or prove=off"));
+        assert!(e("policy:ck:prove=on").contains("prove= needs a simulation count"));
+        assert!(e("policy:ck:64:prove=on:prove=off").contains("prove= is given twice"));
         assert!(e("policy::db=off").contains("needs a checkpoint path"));
         assert!(e("policy:ck:0:db=off").contains("simulations must be 1 to"));
     }

@@ -82,7 +82,8 @@ impl BotContext {
             BotSpec::Policy {
                 path,
                 sims,
-                margin,
+                margin: _,
+                prove: _,
                 db,
             } => {
                 let m = if path == AUTO {
@@ -110,7 +111,7 @@ impl BotContext {
                 Kind::Network {
                     model: m,
                     sims: *sims,
-                    margin: margin.map(|w| w as f32 / 1000.0),
+                    options: spec.search_options(),
                     oracle,
                     batcher: None,
                 }
@@ -202,13 +203,13 @@ enum Kind {
     Mcts(u32),
     /// The shared solver.
     Solver(Arc<Solver>),
-    /// The loaded network, its simulations, margin weight and endgame database, and the threads
+    /// The loaded network, its simulations, search options and endgame database, and the threads
     /// its games share for their evaluations (none: each game calls the network itself).
     #[cfg(feature = "train")]
     Network {
         model: Arc<Model>,
         sims: Option<u32>,
-        margin: Option<f32>,
+        options: super::policy::SearchOptions,
         oracle: Option<Arc<EndgameOracle>>,
         batcher: Option<crate::nn::batch::Batcher>,
     },
@@ -311,7 +312,7 @@ impl Player {
             Kind::Network {
                 model,
                 sims,
-                margin,
+                options,
                 oracle,
                 batcher,
             } => {
@@ -323,7 +324,7 @@ impl Player {
                     ev,
                     model,
                     *sims,
-                    *margin,
+                    *options,
                     oracle.clone(),
                 ))
             }

@@ -30,16 +30,16 @@ pub struct PolicyBot {
 
 impl PolicyBot {
     /// A player from a loaded checkpoint; `sims` simulations of search per move (none: the
-    /// policy's best move); `margin` overrides the search utility's margin weight; `oracle`
+    /// policy's best move); `options` override the checkpoint's search settings; `oracle`
     /// answers the positions it covers.
     pub fn new(
         model: &Model,
         sims: Option<u32>,
-        margin: Option<f32>,
+        options: SearchOptions,
         oracle: Option<Arc<EndgameOracle>>,
     ) -> PolicyBot {
         let ev = NetEvaluator::new(model.net.clone(), Device::flex());
-        PolicyBot::with_evaluator(Box::new(ev), model, sims, margin, oracle)
+        PolicyBot::with_evaluator(Box::new(ev), model, sims, options, oracle)
     }
 
     /// The same player calling `model`'s network through `ev` (a [`crate::nn::batch::Batcher`]'s
@@ -48,27 +48,37 @@ impl PolicyBot {
         ev: Box<dyn Evaluator + Send>,
         model: &Model,
         sims: Option<u32>,
-        margin: Option<f32>,
+        options: SearchOptions,
         oracle: Option<Arc<EndgameOracle>>,
     ) -> PolicyBot {
         PolicyBot {
             ev,
             sims,
-            search: search_config(model, sims, margin),
+            search: search_config(model, sims, options),
             oracle,
         }
     }
 }
 
+/// What a `policy:` bot's options change in its checkpoint's search (`None`: the checkpoint's).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SearchOptions {
+    /// `:margin=W`: the utility's margin weight.
+    pub margin: Option<f32>,
+    /// `:prove=on` or `:prove=off`: whether the search proves subtrees ([`SearchConfig::prove`]).
+    pub prove: Option<bool>,
+}
+
 /// The search a network player runs: `sims` simulations over every legal move, with the
-/// checkpoint's utility and Q transform and `margin` (if given) as the utility's margin weight.
-pub fn search_config(model: &Model, sims: Option<u32>, margin: Option<f32>) -> SearchConfig {
+/// checkpoint's utility, Q transform and proving, as far as `options` leave them.
+pub fn search_config(model: &Model, sims: Option<u32>, options: SearchOptions) -> SearchConfig {
     let search = model.card.search;
     let pits = model.card.rules.pits;
     SearchConfig {
         simulations: sims.unwrap_or(search.simulations),
         considered_actions: pits + 1,
-        margin_weight: margin.unwrap_or(search.margin_weight),
+        margin_weight: options.margin.unwrap_or(search.margin_weight),
+        prove: options.prove.unwrap_or(search.prove),
         ..search
     }
 }

@@ -108,11 +108,10 @@ fn network_view(
     use crate::search::{Evaluator, Oracle, best_logit, search_batch_with};
 
     let model = player.network()?;
-    let BotSpec::Policy { sims, margin, .. } = player.spec() else {
+    let BotSpec::Policy { sims, .. } = player.spec() else {
         return None;
     };
-    let margin = margin.map(|w| w as f32 / 1000.0);
-    let cfg = super::policy::search_config(model, *sims, margin);
+    let cfg = super::policy::search_config(model, *sims, player.spec().search_options());
     let pits = pos.rules().pits();
     let mut ev = NetEvaluator::new(model.net.clone(), Device::flex());
     let (mut logits, mut values, mut margins) = (Vec::new(), Vec::new(), Vec::new());

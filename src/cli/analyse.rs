@@ -36,7 +36,7 @@ JSON keys (--json), stable:
 pub struct AnalyseArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS][:db=off|N],
+    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS][:prove=on][:db=off|N],
     /// policy:auto[:SIMS].
     #[arg(long, value_name = "SPEC")]
     bot: String,

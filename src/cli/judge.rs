@@ -114,7 +114,7 @@ fn choices(
     match sims {
         None => set.picks(&mut ev),
         Some(n) => {
-            let cfg = search_config(model, Some(n), None);
+            let cfg = search_config(model, Some(n), Default::default());
             set.picks_with(|positions| {
                 let temps = vec![0.0; positions.len()];
                 search_batch(positions, &temps, &cfg, &mut ev, JUDGE_SEED)

@@ -365,6 +365,7 @@ impl Level {
                 path: path.to_string(),
                 sims: Some(HARD_SIMULATIONS),
                 margin: None,
+                prove: None,
                 db: crate::bots::PlayDb::Default,
             },
             (Level::Hard, _) => BotSpec::Mcts(2000),

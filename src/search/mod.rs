@@ -136,6 +136,12 @@ pub struct SearchConfig {
     /// (0: the value alone, 1: the margin alone). Optional, default 0.
     #[serde(default)]
     pub margin_weight: f32,
+    /// Prove subtrees (MCTS-solver): a node whose children are all solved (finished games,
+    /// database positions or proved nodes) takes their best exact utility and is never descended
+    /// into again; below the root, simulations go to unsolved children only, and a node's Q is at
+    /// least its best solved child's. Optional, default false (the search of earlier runs).
+    #[serde(default)]
+    pub prove: bool,
 }
 
 impl SearchConfig {
@@ -153,6 +159,7 @@ impl Default for SearchConfig {
             c_visit: 50.0,
             c_scale: 1.0,
             margin_weight: 0.0,
+            prove: false,
         }
     }
 }
@@ -174,6 +181,9 @@ pub struct SearchResult {
     /// Mean utility of each root action for the player to move at the root, by action index
     /// (`None` for illegal actions and actions not visited).
     pub q: Vec<Option<f32>>,
+    /// The root was proved ([`SearchConfig::prove`]): `value` and every root action's `q` are
+    /// exact, and `action` is a best move among those the root considered.
+    pub proved: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -198,6 +208,12 @@ struct Node {
     value: f32,
     visits: u32,
     value_sum: f32,
+    /// The exact utility for the player to move: a finished game's or a database position's,
+    /// or (with [`SearchConfig::prove`]) the best of children that are all solved.
+    exact: Option<f32>,
+    /// The best exact utility among the solved children, for the player to move here (with
+    /// [`SearchConfig::prove`]; `-inf` if none): the node's value is at least this.
+    lower: f32,
 }
 
 /// One game's tree and its root schedule.
@@ -218,6 +234,8 @@ struct Tree {
     leaf: u32,
     /// The leaf needs the evaluator.
     pending: bool,
+    /// [`SearchConfig::prove`].
+    prove: bool,
 }
 
 /// Final margin of a finished game for the player in `seat`, divided by all seeds.
@@ -242,6 +260,8 @@ fn new_node(pos: Position) -> Node {
         value: 0.0,
         visits: 0,
         value_sum: 0.0,
+        exact: None,
+        lower: f32::NEG_INFINITY,
     }
 }
 
@@ -259,7 +279,7 @@ fn softmax(x: &mut [f32]) {
 }
 
 impl Tree {
-    fn new(root: Position, seed: u64) -> Tree {
+    fn new(root: Position, seed: u64, prove: bool) -> Tree {
         Tree {
             nodes: vec![new_node(root)],
             edges: Vec::new(),
@@ -273,6 +293,7 @@ impl Tree {
             path: Vec::new(),
             leaf: 0,
             pending: false,
+            prove,
         }
     }
 
@@ -306,8 +327,23 @@ impl Tree {
         if c.visits == 0 {
             return None;
         }
-        let q = c.value_sum / c.visits as f32;
+        // Without proving, `exact` and `lower` go unused: a finished game's or a database
+        // position's mean is its exact value anyway.
+        let q = match c.exact {
+            Some(x) if self.prove => x,
+            _ if self.prove => (c.value_sum / c.visits as f32).max(c.lower),
+            _ => c.value_sum / c.visits as f32,
+        };
         Some(if e.flip { -q } else { q })
+    }
+
+    /// The exact utility of edge `e`'s child for the player at the edge's parent, if solved.
+    fn exact(&self, e: &Edge) -> Option<f32> {
+        if e.child == NONE {
+            return None;
+        }
+        let x = self.nodes[e.child as usize].exact?;
+        Some(if e.flip { -x } else { x })
     }
 
     fn visits(&self, e: &Edge) -> u32 {
@@ -368,6 +404,10 @@ impl Tree {
         let mut best = 0;
         let mut best_score = f32::NEG_INFINITY;
         for (i, p) in pi.iter().enumerate().take(k) {
+            // A proving search never walks into a solved child: it would learn nothing there.
+            if self.prove && self.exact(&self.edges[first + i]).is_some() {
+                continue;
+            }
             let score = p - self.visits(&self.edges[first + i]) as f32 / (1.0 + total as f32);
             if score > best_score {
                 best_score = score;
@@ -457,10 +497,12 @@ impl Tree {
                     let seat = if out.extra_turn { mover } else { mover.other() };
                     node.terminal = true;
                     node.value = cfg.utility(result_for(&child, seat), margin_for(&child, seat));
+                    node.exact = Some(node.value);
                 } else if let Some(v) = oracle.and_then(|o| o.final_margin(&child)) {
                     let total = child.rules().total_seeds().max(1) as f32;
                     node.terminal = true;
                     node.value = cfg.utility(v.signum() as f32, v as f32 / total);
+                    node.exact = Some(node.value);
                 }
                 let id = self.nodes.len() as u32;
                 self.nodes.push(node);
@@ -476,9 +518,10 @@ impl Tree {
             }
             n = edge.child;
             let node = &self.nodes[n as usize];
-            if node.terminal {
+            if node.terminal || (self.prove && node.exact.is_some()) {
+                // Only a root child, with proving: below the root, solved children are skipped.
                 self.leaf = n;
-                let v = node.value;
+                let v = node.exact.unwrap_or(node.value);
                 self.backup(v);
                 return false;
             }
@@ -499,6 +542,40 @@ impl Tree {
             node.visits += 1;
             node.value_sum += v;
         }
+        if self.prove && self.nodes[self.leaf as usize].exact.is_some() {
+            self.prove_path();
+        }
+    }
+
+    /// After a simulation ended in a solved node: raises the lower bounds of its ancestors and
+    /// proves those whose children are all solved, as far up the path as proofs go. A proved
+    /// root ends the search.
+    fn prove_path(&mut self) {
+        for i in (0..self.path.len()).rev() {
+            let (n, e) = self.path[i];
+            let Some(x) = self.exact(&self.edges[e as usize]) else {
+                return;
+            };
+            let node = self.nodes[n as usize];
+            let edges = &self.edges[node.first_edge as usize..][..node.edges as usize];
+            let mut best = f32::NEG_INFINITY;
+            let mut all = true;
+            for c in edges {
+                match self.exact(c) {
+                    Some(v) => best = best.max(v),
+                    None => all = false,
+                }
+            }
+            let node = &mut self.nodes[n as usize];
+            node.lower = node.lower.max(x);
+            if !all {
+                return;
+            }
+            node.exact = Some(best);
+            if n == 0 {
+                self.sims_left = 0;
+            }
+        }
     }
 
     fn result(&self, cfg: &SearchConfig, actions: usize) -> SearchResult {
@@ -518,15 +595,30 @@ impl Tree {
             policy[self.edges[first + i].action as usize] = pi[i];
         }
         let s = self.root_scores(cfg);
+        let proved = self.prove && root.exact.is_some();
+        // A proved root plays a best move by the exact values (the root's score breaks ties).
+        let exact = |i: usize| match proved {
+            true => self
+                .exact(&self.edges[first + i])
+                .unwrap_or(f32::NEG_INFINITY),
+            false => 0.0,
+        };
         let best = *self
             .remaining
             .iter()
-            .max_by(|&&a, &&b| s[a].total_cmp(&s[b]))
+            .max_by(|&&a, &&b| exact(a).total_cmp(&exact(b)).then(s[a].total_cmp(&s[b])))
             .expect("a position that is not over has a legal move");
-        let value = if root.visits > 0 {
-            (root.value + root.value_sum) / (1 + root.visits) as f32
-        } else {
-            root.value
+        let value = match root.exact {
+            Some(x) if proved => x,
+            _ if root.visits > 0 => {
+                let mean = (root.value + root.value_sum) / (1 + root.visits) as f32;
+                if self.prove {
+                    mean.max(root.lower)
+                } else {
+                    mean
+                }
+            }
+            _ => root.value,
         };
         let mut visits = vec![0; actions];
         let mut q = vec![None; actions];
@@ -541,6 +633,7 @@ impl Tree {
             net_value: root.value,
             visits,
             q,
+            proved,
         }
     }
 }
@@ -641,7 +734,7 @@ pub fn search_batch_with(
     let mut trees: Vec<Tree> = roots
         .iter()
         .enumerate()
-        .map(|(i, &p)| Tree::new(p, tree_seed(seed, i)))
+        .map(|(i, &p)| Tree::new(p, tree_seed(seed, i), cfg.prove))
         .collect();
     let mut logits = Vec::new();
     let mut values = Vec::new();

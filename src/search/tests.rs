@@ -192,7 +192,13 @@ fn check_result(pos: &Position, cfg: &SearchConfig, r: &SearchResult) {
         assert_eq!(r.policy[legal[0]], 1.0);
     } else {
         let considered = (cfg.considered_actions.max(1)).min(legal.len() as u32);
-        assert_eq!(total, cfg.simulations, "{pos:?}: {:?}", r.visits);
+        assert!(!r.proved || cfg.prove, "{pos:?}: proved without proving");
+        if r.proved {
+            // A proved root ends the search early.
+            assert!(total <= cfg.simulations, "{pos:?}: {:?}", r.visits);
+        } else {
+            assert_eq!(total, cfg.simulations, "{pos:?}: {:?}", r.visits);
+        }
         assert_eq!(visited, considered.min(cfg.simulations), "{:?}", r.visits);
         // The move is one of the last survivors of sequential halving, which the last phase
         // visited (at most one visit short of the others, if the simulations ran out mid-phase).
@@ -351,12 +357,17 @@ fn with_every_position_solved_q_is_exact_and_the_move_optimal() {
         let positions = positions_with_a_choice(&rules, 40, 23);
         pie_answers += positions.iter().filter(|p| p.swap_allowed()).count();
         let temps = vec![0.0; positions.len()];
-        for margin_weight in [0.0, 0.5, 1.0] {
-            for (simulations, considered_actions) in [(16, 16), (64, 16), (50, 3)] {
+        let settings = [(16, 16), (64, 16), (50, 3)];
+        for (margin_weight, prove) in [0.0, 0.5, 1.0]
+            .into_iter()
+            .flat_map(|w| [(w, false), (w, true)])
+        {
+            for (simulations, considered_actions) in settings {
                 let cfg = SearchConfig {
                     simulations,
                     considered_actions,
                     margin_weight,
+                    prove,
                     ..SearchConfig::default()
                 };
                 let mut ev = ExactEvaluator::new(&s);
@@ -404,6 +415,13 @@ fn with_every_position_solved_q_is_exact_and_the_move_optimal() {
                             best,
                             "{p:?} under {rules:?}, w {margin_weight}: {exact:?} {r:?}"
                         );
+                        // Every root action solved at its first visit: a proving search has
+                        // proved the root with one visit each, and says so.
+                        assert_eq!(r.proved, prove, "{p:?}: {r:?}");
+                        if prove {
+                            assert!(r.visits.iter().all(|&v| v <= 1), "{p:?}: {r:?}");
+                            assert_eq!(r.value, best, "{p:?}: {r:?}");
+                        }
                     }
                 }
             }
@@ -737,5 +755,113 @@ fn refuses_an_evaluator_that_leaves_a_position_out() {
         &SearchConfig::default(),
         &mut ShortEvaluator,
         0,
+    );
+}
+
+/// Counts the positions an evaluator is given.
+struct Counting<E>(E, usize);
+
+impl<E: Evaluator> Evaluator for Counting<E> {
+    fn evaluate(
+        &mut self,
+        positions: &[Position],
+        logits: &mut Vec<f32>,
+        values: &mut Vec<f32>,
+        margins: &mut Vec<f32>,
+    ) {
+        self.1 += positions.len();
+        self.0.evaluate(positions, logits, values, margins);
+    }
+}
+
+#[test]
+fn a_proving_search_solves_small_games_and_then_plays_a_best_move() {
+    // A misleading network (logits and values from a hash) and an oracle for positions with at
+    // most half the seeds on the board. Given enough simulations, a proving search solves small
+    // games outright from the oracle's answers and finished games: a proved
+    // root's value and every Q it reports are exact utilities, its move is a best one, and it
+    // stops spending simulations once proved. A plain search with the same budget proves nothing.
+    for rules in small_rules() {
+        let s = solver(&rules);
+        let positions = positions_with_a_choice(&rules, 30, 31);
+        let temps = vec![0.0; positions.len()];
+        let total = rules.total_seeds() as f32;
+        let few = FewSeeds(&s, rules.total_seeds() * 2 / 3);
+        for margin_weight in [0.0, 0.5] {
+            let mut cfg = SearchConfig {
+                simulations: 3000,
+                considered_actions: 16,
+                margin_weight,
+                prove: true,
+                ..SearchConfig::default()
+            };
+            let results =
+                search_batch_with(&positions, &temps, &cfg, &mut HashEvaluator, Some(&few), 3);
+            let utility = |v: i32| cfg.utility(v.signum() as f32, v as f32 / total);
+            let mut proved = 0;
+            for (p, r) in positions.iter().zip(&results) {
+                check_result(p, &cfg, r);
+                if !r.proved {
+                    continue;
+                }
+                proved += 1;
+                let exact = exact_values(&s, p);
+                let legal = legal_actions(p);
+                let best = legal.iter().map(|&a| utility(exact[a].unwrap()));
+                let best = best.fold(f32::NEG_INFINITY, f32::max);
+                let what = format!("{p:?} under {rules:?}, w {margin_weight}: {exact:?} {r:?}");
+                assert!((r.value - best).abs() < 1e-6, "{what}");
+                assert_eq!(utility(exact[r.action].unwrap()), best, "{what}");
+                for &a in &legal {
+                    let q = r.q[a].expect("a proved root has visited every action");
+                    assert!((q - utility(exact[a].unwrap())).abs() < 1e-6, "{what}");
+                }
+            }
+            assert!(
+                proved * 4 >= positions.len(),
+                "{rules:?}, w {margin_weight}: {proved} of {} roots proved",
+                positions.len()
+            );
+            cfg.prove = false;
+            let plain =
+                search_batch_with(&positions, &temps, &cfg, &mut HashEvaluator, Some(&few), 3);
+            assert!(plain.iter().all(|r| !r.proved));
+        }
+    }
+}
+
+#[test]
+fn a_proving_search_spends_its_simulations_on_new_positions() {
+    // With a database at the leaves, a plain search's simulations come back to leaves it has
+    // already solved; a proving search walks only into unsolved children, so the same budget
+    // evaluates more positions (and, where a root is proved, stops early).
+    let rules = Rules::new(4, 3).unwrap();
+    let s = solver(&rules);
+    let few = FewSeeds(&s, 10);
+    let roots: Vec<Position> = positions_with_a_choice(&rules, 40, 8)
+        .into_iter()
+        .filter(|p| p.board_seeds() > 14)
+        .collect();
+    assert!(roots.len() >= 10);
+    let temps = vec![0.0; roots.len()];
+    let mut evaluated = [0; 2];
+    for (i, prove) in [false, true].into_iter().enumerate() {
+        let cfg = SearchConfig {
+            simulations: 1000,
+            considered_actions: 16,
+            margin_weight: 0.5,
+            prove,
+            ..SearchConfig::default()
+        };
+        let mut ev = Counting(HashEvaluator, 0);
+        let results = search_batch_with(&roots, &temps, &cfg, &mut ev, Some(&few), 4);
+        for (p, r) in roots.iter().zip(&results) {
+            check_result(p, &cfg, r);
+        }
+        evaluated[i] = ev.1;
+    }
+    assert!(
+        evaluated[1] * 10 >= evaluated[0] * 12,
+        "plain, proving: {evaluated:?} positions evaluated"
     );
 }
