@@ -529,7 +529,8 @@ impl Tree {
         }
     }
 
-    /// Adds `v` (for the player at the leaf) to the leaf and every node on the path.
+    /// Adds `v` (for the player at the leaf) to the leaf and every node on the path; with proving,
+    /// a node passes up at least its best solved child's value (see [`Node::lower`]).
     fn backup(&mut self, mut v: f32) {
         let leaf = &mut self.nodes[self.leaf as usize];
         leaf.visits += 1;
@@ -539,6 +540,11 @@ impl Tree {
                 v = -v;
             }
             let node = &mut self.nodes[n as usize];
+            if self.prove {
+                // The player here would rather take a solved child worth more than this line:
+                // what the simulation tells the nodes above is at least that child's value.
+                v = v.max(node.lower);
+            }
             node.visits += 1;
             node.value_sum += v;
         }

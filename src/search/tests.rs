@@ -307,22 +307,27 @@ fn plays_out_games_with_any_rules() {
 fn keeps_the_exact_result_with_an_exact_evaluator() {
     // Every leaf scored exactly, uniform logits: the search alone must find a move that keeps the
     // position's exact result, in every position of random games, whether the utility is the
-    // result alone or mixed with the margin.
+    // result alone or mixed with the margin, and whether the search proves subtrees or not.
     let mut pie_answers = 0;
     for rules in small_rules() {
         let s = solver(&rules);
         let positions = positions_with_a_choice(&rules, 60, 11);
         pie_answers += positions.iter().filter(|p| p.swap_allowed()).count();
         let temps = vec![0.0; positions.len()];
-        for margin_weight in [0.0, 0.5] {
+        // Proving, with the positions of up to half the seeds solved: every simulation that
+        // explores a worse reply beside a solved one must not make the line look better.
+        let few = FewSeeds(&s, rules.total_seeds() / 2);
+        for (margin_weight, prove) in [(0.0, false), (0.5, false), (0.0, true), (0.5, true)] {
             let cfg = SearchConfig {
                 simulations: 64,
                 considered_actions: 16,
                 margin_weight,
+                prove,
                 ..SearchConfig::default()
             };
             let mut ev = ExactEvaluator::new(&s);
-            let results = search_batch(&positions, &temps, &cfg, &mut ev, 5);
+            let oracle = prove.then_some(&few as &dyn Oracle);
+            let results = search_batch_with(&positions, &temps, &cfg, &mut ev, oracle, 5);
             for (p, r) in positions.iter().zip(&results) {
                 check_result(p, &cfg, r);
                 let exact = exact_values(&s, p);
