@@ -404,6 +404,41 @@ fn analyse_shows_minimax_scores_beside_the_solver_values() {
 
 #[cfg(feature = "train")]
 #[test]
+fn analyse_says_when_a_proving_search_solved_the_position() {
+    // 11 seeds on the board: every move lands in the endgame database, so a proving search
+    // proves the position and its utility is the exact margin over all 48 seeds (the checkpoint's
+    // margin weight is 1); a plain search says nothing of the kind.
+    let pos = "1,0,2,0,1,3,20/0,1,0,2,1,0,17 s";
+    let analyse = |bot: &str| {
+        json(&[
+            "analyse",
+            "--bot",
+            bot,
+            "--position",
+            pos,
+            "--time-limit",
+            "0",
+            "--json",
+        ])
+    };
+    let v = analyse("policy:checkpoints/kalah64:32:prove=on");
+    let n = &v["network"];
+    assert_eq!(n["proved"], true, "{n}");
+    let exact = n["database"].as_f64().expect("the database covers it");
+    assert!(
+        (n["searched"].as_f64().unwrap() * 48.0 - exact).abs() < 1e-3,
+        "{n}"
+    );
+    for m in v["moves"].as_array().unwrap() {
+        let q = m["q"].as_f64().expect("every move visited");
+        assert!((q * 48.0 - (q * 48.0).round()).abs() < 1e-3, "{m}");
+    }
+    let plain = analyse("policy:checkpoints/kalah64:32");
+    assert_eq!(plain["network"]["proved"], false);
+}
+
+#[cfg(feature = "train")]
+#[test]
 fn analyse_shows_the_networks_prior_value_and_search() {
     let v = json(&[
         "analyse",

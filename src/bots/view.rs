@@ -31,6 +31,8 @@ pub struct NetworkView {
     pub margin: f32,
     /// The search's utility of the position after its simulations, with search.
     pub searched: Option<f32>,
+    /// The search proved the position (`:prove=on`): `searched` and every move's `q` are exact.
+    pub proved: bool,
     /// Simulations searched (none: the policy alone).
     pub simulations: Option<u32>,
     /// The margin weight of the search's utility.
@@ -126,6 +128,7 @@ fn network_view(
         .expect("a position that is not over has a legal move");
     let mut choice = Move::from_action(best, pits);
     let mut searched = None;
+    let mut proved = false;
     let oracle = player.endgame_db().map(|o| o.as_ref());
     if sims.is_some() {
         let o = oracle.map(|o| o as &dyn Oracle);
@@ -136,11 +139,13 @@ fn network_view(
         }
         choice = Move::from_action(r.action, pits);
         searched = Some(r.value);
+        proved = r.proved;
     }
     let network = NetworkView {
         value: values[0],
         margin: margins[0] * pos.rules().total_seeds() as f32,
         searched,
+        proved,
         simulations: *sims,
         margin_weight: cfg.margin_weight,
         database: oracle.and_then(|o| o.final_margin(pos)),

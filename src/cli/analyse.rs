@@ -17,10 +17,12 @@ pub const JSON_KEYS: &str = "\
 JSON keys (--json), stable:
   position, rules, to_move (\"s\" or \"n\"), bot (the spec),
   choice      the bot's move: a pit number or \"swap\"
-  network     null, or for a policy: bot {value, margin, searched, simulations, margin_weight,
-              database}: the value head (expected result in [-1, 1]) and margin head (expected
-              final margin in seeds) for the player to move, the search's utility after its
-              simulations (null without search), the simulations (null: the policy alone), the
+  network     null, or for a policy: bot {value, margin, searched, proved, simulations,
+              margin_weight, database}: the value head (expected result in [-1, 1]) and margin
+              head (expected final margin in seeds) for the player to move, the search's utility
+              after its simulations (null without search), whether a proving search (:prove=on)
+              solved the position (searched and every q then exact), the simulations (null: the
+              policy alone), the
               utility's margin weight, the exact final margin for the player to move where the
               bot's endgame database covers the position (null elsewhere and with db=off; the bot
               then plays a move that keeps it)

@@ -89,6 +89,9 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
                 "; after {sims} simulations, utility {v:+.3} (margin weight {:.2})",
                 n.margin_weight
             );
+            if n.proved {
+                s += ", proved exact";
+            }
         }
         s += "\n";
         if let Some(v) = n.database {

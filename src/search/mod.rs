@@ -16,6 +16,14 @@
 //! exact result and margin. With `w > 0`, a side that loses whatever it does still prefers the
 //! moves that lose by less, so its improved policy keeps a signal (Kalah(6,4) is a first-player
 //! win: a value alone goes flat for North).
+//!
+//! Finished games and positions an [`Oracle`] answers are solved leaves. With
+//! [`SearchConfig::prove`] the search also proves what they imply (MCTS-solver, Winands et al.
+//! 2008, for utilities rather than wins): a node whose children are all solved takes their best
+//! exact utility, simulations below the root walk into unsolved children only, and a node passes
+//! up at least its best solved child's utility, so simulations that explore worse replies beside
+//! a solved one do not flatter the line above. Without it, a large budget keeps walking down to
+//! leaves it has already solved (`experiments/solver-sims`).
 
 use rand::RngExt;
 use rayon::prelude::*;
