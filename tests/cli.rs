@@ -618,8 +618,28 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         )
     );
     assert_eq!(searched["simulations"], 8);
+    assert_eq!(searched["prove"], false);
     assert_eq!(searched["positions"], 1200);
     assert!(searched["optimal_rate"].as_f64().unwrap() > 0.5);
+    let proving = json(&[
+        "judge",
+        "--network",
+        &kalah64,
+        "--simulations",
+        "8",
+        "--prove",
+        "--cache",
+        &cache,
+        "--json",
+    ]);
+    assert_eq!(
+        (&proving["prove"], &proving["positions"]),
+        (&true.into(), &1200.into())
+    );
+    refused(
+        &["judge", "--network", &kalah64, "--prove"],
+        "--simulations",
+    );
     refused(
         &[
             "judge",

@@ -9,7 +9,7 @@ use burn::prelude::Device;
 use clap::Args;
 
 use super::{emit, emit_json};
-use crate::bots::policy::search_config;
+use crate::bots::policy::{SearchOptions, search_config};
 use crate::nn::{NetEvaluator, model};
 use crate::rules::Rules;
 use crate::search::search_batch;
@@ -50,6 +50,10 @@ pub struct JudgeArgs {
     /// noise) instead of alone; `--against` then searches as much.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     simulations: Option<u32>,
+    /// With `--simulations`: the search proves subtrees (MCTS-solver, `:prove=on` of a
+    /// `policy:` bot), for both networks.
+    #[arg(long, requires = "simulations")]
+    prove: bool,
     /// Also score the network alone on the two held-out sets inside the endgame database (drawn
     /// as training draws and as the judge draws; built once into the solver's cache), with
     /// `--against` paired on them too (`heldout` in the JSON).
@@ -108,13 +112,18 @@ fn choices(
     set: &JudgeSet,
     model: &model::Model,
     sims: Option<u32>,
+    prove: bool,
     mix: Option<f32>,
 ) -> Vec<usize> {
     let mut ev = evaluator(model, mix);
     match sims {
         None => set.picks(&mut ev),
         Some(n) => {
-            let cfg = search_config(model, Some(n), Default::default());
+            let options = SearchOptions {
+                prove: prove.then_some(true),
+                ..SearchOptions::default()
+            };
+            let cfg = search_config(model, Some(n), options);
             set.picks_with(|positions| {
                 let temps = vec![0.0; positions.len()];
                 search_batch(positions, &temps, &cfg, &mut ev, JUDGE_SEED)
@@ -168,7 +177,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         );
     }
     let set = JudgeSet::load_or_build(&rules, positions, a.seed, &a.cache, limit)?;
-    let picks = choices(&set, &m, a.simulations, a.moves_mix);
+    let picks = choices(&set, &m, a.simulations, a.prove, a.moves_mix);
     let score = set.score_picks(&picks)?;
     if let Some(file) = &a.misses {
         let text = serde_json::to_string_pretty(&set.misses(&picks)?)?;
@@ -178,7 +187,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     let against = other
         .as_ref()
         .map(|(o, other)| -> anyhow::Result<_> {
-            let theirs = choices(&set, other, a.simulations, a.moves_mix);
+            let theirs = choices(&set, other, a.simulations, a.prove, a.moves_mix);
             Ok((
                 o.clone(),
                 set.score_picks(&theirs)?,
@@ -215,6 +224,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         v["seed"] = a.seed.into();
         if let Some(n) = a.simulations {
             v["simulations"] = n.into();
+            v["prove"] = a.prove.into();
         }
         if let Some((o, theirs, paired)) = &against {
             v["against"] = serde_json::json!({
@@ -250,7 +260,10 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     let pct = |r: f64| 100.0 * r;
     let how = a
         .simulations
-        .map_or("alone".to_string(), |n| format!("with {n} simulations"));
+        .map_or("alone".to_string(), |n| match a.prove {
+            true => format!("with {n} simulations of a proving search"),
+            false => format!("with {n} simulations"),
+        });
     let mut s = format!(
         "{path}: {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
         pct(score.optimal_rate),
