@@ -190,7 +190,7 @@ pub struct SearchResult {
     /// (`None` for illegal actions and actions not visited).
     pub q: Vec<Option<f32>>,
     /// The root was proved ([`SearchConfig::prove`]): `value` and every root action's `q` are
-    /// exact, and `action` is a best move among those the root considered.
+    /// exact, and `action` is a best move.
     pub proved: bool,
 }
 
@@ -610,18 +610,21 @@ impl Tree {
         }
         let s = self.root_scores(cfg);
         let proved = self.prove && root.exact.is_some();
-        // A proved root plays a best move by the exact values (the root's score breaks ties).
-        let exact = |i: usize| match proved {
-            true => self
-                .exact(&self.edges[first + i])
-                .unwrap_or(f32::NEG_INFINITY),
-            false => 0.0,
-        };
-        let best = *self
-            .remaining
-            .iter()
-            .max_by(|&&a, &&b| exact(a).total_cmp(&exact(b)).then(s[a].total_cmp(&s[b])))
-            .expect("a position that is not over has a legal move");
+        // A proved root plays a best move by the exact values, whether or not sequential halving
+        // kept it (the root's score breaks ties); any other root, the survivor of the halving.
+        let best = if proved {
+            let exact = |i: usize| {
+                let e = &self.edges[first + i];
+                self.exact(e).expect("a proved root's children are solved")
+            };
+            (0..k).max_by(|&a, &b| exact(a).total_cmp(&exact(b)).then(s[a].total_cmp(&s[b])))
+        } else {
+            self.remaining
+                .iter()
+                .copied()
+                .max_by(|&a, &b| s[a].total_cmp(&s[b]))
+        }
+        .expect("a position that is not over has a legal move");
         let value = match root.exact {
             Some(x) if proved => x,
             _ if root.visits > 0 => {
