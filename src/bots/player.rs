@@ -79,13 +79,7 @@ impl BotContext {
                 "bot '{name}' is supplied by the program that runs it, not prepared from its name"
             ),
             #[cfg(feature = "train")]
-            BotSpec::Policy {
-                path,
-                sims,
-                margin: _,
-                prove: _,
-                db,
-            } => {
+            BotSpec::Policy { path, sims, db, .. } => {
                 let m = if path == AUTO {
                     self.find_network(rules)
                         .map_err(anyhow::Error::from)
