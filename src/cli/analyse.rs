@@ -22,10 +22,9 @@ JSON keys (--json), stable:
               head (expected final margin in seeds) for the player to move, the search's utility
               after its simulations (null without search), whether a proving search (:prove=on)
               solved the position (searched and every q then exact), the simulations (null: the
-              policy alone), the
-              utility's margin weight, the exact final margin for the player to move where the
-              bot's endgame database covers the position (null elsewhere and with db=off; the bot
-              then plays a move that keeps it)
+              policy alone), the utility's margin weight, the exact final margin for the player
+              to move where the bot's endgame database covers the position (null elsewhere and
+              with db=off; the bot then plays a move that keeps it)
   moves       one object per legal move, in pit order: move, prior (the network's policy over the
               legal moves), visits and q (simulations through the move and its mean utility for
               the player to move), minimax (a minimax bot's score), lower and upper (the solver's
