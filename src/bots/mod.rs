@@ -109,11 +109,12 @@ pub enum BotSpec {
     /// trained with (see [`BotContext::endgame_db`]). Options after it, in any order:
     /// `:margin=W` (with SIMS: the search's utility `(1 - W) * value + W * margin` instead of the
     /// checkpoint's), `:prove=on` or `:prove=off` (with SIMS: whether the search proves subtrees,
-    /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:db=off` (no database: the network and its search alone) and `:db=N` (the
-    /// database of N seeds on the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on
-    /// first use), e.g. `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network
-    /// trained for exactly the rules the bot is prepared for, wherever
-    /// [`crate::nn::model::find_for`] finds it.
+    /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:db=off`
+    /// (no database: the network and its search alone) and `:db=N` (the database of N seeds on
+    /// the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on first use), e.g.
+    /// `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network trained
+    /// for exactly the rules the bot is prepared for, wherever [`crate::nn::model::find_for`]
+    /// finds it.
     #[cfg(feature = "train")]
     Policy {
         /// The checkpoint: its folder, `meta.json` or weights file; or [`AUTO`].
@@ -287,13 +288,11 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             "options (margin=W, db=off) go after the simulation count".to_string(),
         ));
     }
-    if margin.is_some() && sims.is_none() {
-        return Err(bad(
-            "margin=W needs a simulation count before it".to_string()
-        ));
-    }
-    if prove.is_some() && sims.is_none() {
-        return Err(bad("prove= needs a simulation count before it".to_string()));
+    // Options of the search need a search.
+    for (given, key) in [(margin.is_some(), "margin=W"), (prove.is_some(), "prove=")] {
+        if given && sims.is_none() {
+            return Err(bad(format!("{key} needs a simulation count before it")));
+        }
     }
     if path.is_empty() {
         return Err(bad(

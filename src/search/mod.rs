@@ -211,13 +211,13 @@ struct Node {
     /// Index of the first edge in the tree's edge list; `NONE` until expanded.
     first_edge: u32,
     edges: u8,
-    terminal: bool,
     /// The network's (or the final result's) utility for the player to move here.
     value: f32,
     visits: u32,
     value_sum: f32,
-    /// The exact utility for the player to move: a finished game's or a database position's,
-    /// or (with [`SearchConfig::prove`]) the best of children that are all solved.
+    /// The exact utility for the player to move: a finished game's or a database position's (a
+    /// solved leaf, never expanded), or (with [`SearchConfig::prove`]) the best of children that
+    /// are all solved. A simulation that reaches a node with one ends there.
     exact: Option<f32>,
     /// The best exact utility among the solved children, for the player to move here (with
     /// [`SearchConfig::prove`]; `-inf` if none): the node's value is at least this.
@@ -264,7 +264,6 @@ fn new_node(pos: Position) -> Node {
         pos,
         first_edge: NONE,
         edges: 0,
-        terminal: false,
         value: 0.0,
         visits: 0,
         value_sum: 0.0,
@@ -503,12 +502,10 @@ impl Tree {
                     // The result for the player who would move in the child.
                     let mover = pos.to_move();
                     let seat = if out.extra_turn { mover } else { mover.other() };
-                    node.terminal = true;
                     node.value = cfg.utility(result_for(&child, seat), margin_for(&child, seat));
                     node.exact = Some(node.value);
                 } else if let Some(v) = oracle.and_then(|o| o.final_margin(&child)) {
                     let total = child.rules().total_seeds().max(1) as f32;
-                    node.terminal = true;
                     node.value = cfg.utility(v.signum() as f32, v as f32 / total);
                     node.exact = Some(node.value);
                 }
@@ -518,18 +515,18 @@ impl Tree {
                 edge.child = id;
                 edge.flip = !out.extra_turn;
                 self.leaf = id;
-                if node.terminal {
-                    self.backup(node.value);
+                if let Some(v) = node.exact {
+                    self.backup(v);
                     return false;
                 }
                 return true;
             }
             n = edge.child;
             let node = &self.nodes[n as usize];
-            if node.terminal || (self.prove && node.exact.is_some()) {
-                // Only a root child, with proving: below the root, solved children are skipped.
+            // A solved leaf, or with proving a proved root child (below the root a proving
+            // search skips solved children).
+            if let Some(v) = node.exact {
                 self.leaf = n;
-                let v = node.exact.unwrap_or(node.value);
                 self.backup(v);
                 return false;
             }
@@ -567,9 +564,9 @@ impl Tree {
     fn prove_path(&mut self) {
         for i in (0..self.path.len()).rev() {
             let (n, e) = self.path[i];
-            let Some(x) = self.exact(&self.edges[e as usize]) else {
+            if self.exact(&self.edges[e as usize]).is_none() {
                 return;
-            };
+            }
             let node = self.nodes[n as usize];
             let edges = &self.edges[node.first_edge as usize..][..node.edges as usize];
             let mut best = f32::NEG_INFINITY;
@@ -581,7 +578,7 @@ impl Tree {
                 }
             }
             let node = &mut self.nodes[n as usize];
-            node.lower = node.lower.max(x);
+            node.lower = best;
             if !all {
                 return;
             }
