@@ -283,6 +283,36 @@ fn a_run_with_a_moving_average_resumes_exactly_and_releases_the_average() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The same with every batch position's stores split afresh (`optim.store_resplit`): the splits
+/// come from the run's seed, so a resumed run draws them again exactly; and they change what is
+/// learned (the same run without them ends with another network).
+#[test]
+fn a_run_that_resplits_its_stores_resumes_exactly_and_learns_otherwise() {
+    use kalaha::train::{TrainConfig, Trainer};
+    use std::sync::atomic::AtomicBool;
+
+    let dir = stopped_and_resumed("resume-resplit", &["optim.store_resplit=1.0"]);
+    let sets: Vec<String> = [
+        "run.name=plain".to_string(),
+        format!("run.checkpoint_dir={}", dir.join("checkpoints").display()),
+        format!("run.experiment_dir={}", dir.join("experiments").display()),
+        "run.iterations=4".to_string(),
+        "eval.every=0".to_string(),
+    ]
+    .into();
+    let cfg = TrainConfig::load(Path::new(&config()), &sets).unwrap();
+    Trainer::new(cfg, false)
+        .unwrap()
+        .run(&AtomicBool::new(false), &mut |_| {})
+        .unwrap();
+    let ck = |name: &str| dir.join(format!("checkpoints/{name}"));
+    assert!(
+        outputs(&ck("whole")) != outputs(&ck("plain")),
+        "re-splitting the stores changed nothing"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Runs the smoke config 4 iterations whole and in two halves (stopped after 2, resumed) with the
 /// overrides `extra`, checks that both end alike, and returns their scratch folder.
 fn stopped_and_resumed(name: &str, extra: &[&str]) -> PathBuf {

@@ -475,6 +475,19 @@ impl Position {
         self.cells[store(side.index())]
     }
 
+    /// The same position with the stored seeds split afresh: `mine` (at most both stores'
+    /// total) in the store of the player to move, the rest in the other. Every move plays the
+    /// same from both; only the margin so far differs.
+    pub fn with_stores_split(&self, mine: u8) -> Position {
+        let me = self.to_move.index();
+        let both = self.cells[store(0)] + self.cells[store(1)];
+        let mine = mine.min(both);
+        let mut pos = *self;
+        pos.cells[store(me)] = mine;
+        pos.cells[store(1 - me)] = both - mine;
+        pos
+    }
+
     /// Seeds left in a side's row.
     pub fn row_sum(&self, side: Side) -> u32 {
         self.row(side).iter().map(|&x| x as u32).sum()

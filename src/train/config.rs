@@ -238,6 +238,13 @@ pub struct OptimConfig {
     /// checkpoint keeps beside it for `--resume` (`src/train/ema.rs`).
     #[serde(default)]
     pub ema_decay: f64,
+    /// Share of each batch's positions whose stored seeds are split afresh between the two
+    /// stores before the step (optional, default 0: none). Under every rule set the
+    /// margin-optimal moves do not depend on that split, so the policy and move targets stay as
+    /// they are and the margin and value targets move with the stores
+    /// ([`super::learn::resplit_stores`]). Needs `selfplay.value_target_mix = 0`.
+    #[serde(default)]
+    pub store_resplit: f32,
 }
 
 /// Periodic evaluation settings.
@@ -552,6 +559,16 @@ impl TrainConfig {
             "optim.ema_decay",
             "must be at least 0 (off) and below 1 (e.g. 0.999)",
         )?;
+        check(
+            (0.0..=1.0).contains(&o.store_resplit),
+            "optim.store_resplit",
+            "must be 0 (off) to 1",
+        )?;
+        check(
+            o.store_resplit == 0.0 || self.selfplay.value_target_mix == 0.0,
+            "optim.store_resplit",
+            "needs selfplay.value_target_mix = 0 (a value target that is the game's result)",
+        )?;
         Ok(())
     }
 }
@@ -655,5 +672,14 @@ mod tests {
         }
         let c = TrainConfig::parse(SMOKE, &["optim.ema_decay=0.99".to_string()]).unwrap();
         assert_eq!(c.optim.ema_decay, 0.99);
+        for share in ["1.5", "-0.5"] {
+            let msg = e(&[&format!("optim.store_resplit={share}")]);
+            assert!(msg.contains("optim.store_resplit") && msg.contains("0 (off) to 1"));
+        }
+        // A value target mixed with the search's value cannot be moved with the stores.
+        let msg = e(&["optim.store_resplit=0.5", "selfplay.value_target_mix=0.5"]);
+        assert!(msg.contains("optim.store_resplit") && msg.contains("value_target_mix"));
+        let c = TrainConfig::parse(SMOKE, &["optim.store_resplit=0.5".to_string()]).unwrap();
+        assert_eq!(c.optim.store_resplit, 0.5);
     }
 }

@@ -10,6 +10,7 @@ use burn::tensor::activation::log_softmax;
 use super::selfplay::Sample;
 use super::{Losses, Trainer, config};
 use crate::env::rng::stream;
+use crate::rules::{Position, Side};
 
 impl Trainer {
     /// The learning rate at gradient step `step`: linear warm-up, then cosine decay to `lr_min`.
@@ -34,11 +35,22 @@ impl Trainer {
             return (losses, 0);
         }
         let mut rng = stream(seed, 0);
+        // A stream of its own, so that runs without re-splits draw the batches they always did.
+        let mut resplit_rng = stream(seed, 1);
+        let share = self.cfg.optim.store_resplit;
         for _ in 0..self.cfg.optim.steps_per_iteration {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let batch = self.replay.batch(self.cfg.optim.batch_size, &mut rng);
+            let mut batch = self.replay.batch(self.cfg.optim.batch_size, &mut rng);
+            if share > 0.0 {
+                for s in &mut batch {
+                    if resplit_rng.next_f32() < share {
+                        let both = u32::from(s.pos.store(Side::South) + s.pos.store(Side::North));
+                        *s = resplit_stores(s, resplit_rng.below(both + 1) as u8);
+                    }
+                }
+            }
             let lr = self.lr(self.meta.step);
             let l = self.train_step(&batch, lr);
             losses.policy += l.policy;
@@ -117,6 +129,37 @@ impl Trainer {
     }
 }
 
+/// `s` with `mine` of the stored seeds in the store of the player to move and the rest in the
+/// other ([`Position::with_stores_split`]), its targets moved to match: the final margin moves
+/// by the change in the stores' difference, the value is the result that margin gives, the
+/// policy and every move's seeds lost stay. A position where the pie answer is still to come is
+/// returned as it is: whether to swap depends on the stores. Needs a value target that is the
+/// game's result (`selfplay.value_target_mix = 0`).
+pub(crate) fn resplit_stores(s: &Sample, mine: u8) -> Sample {
+    let pos = &s.pos;
+    if pos.swap_allowed() || crate::env::obs::pie_to_come(pos) {
+        return *s;
+    }
+    let me = pos.to_move();
+    let diff = |p: &Position| i32::from(p.store(me)) - i32::from(p.store(me.other()));
+    let next = pos.with_stores_split(mine);
+    let total = pos.rules().total_seeds().max(1) as f32;
+    let margin = s.margin * total + (diff(&next) - diff(pos)) as f32;
+    let value = if margin > 0.5 {
+        1.0
+    } else if margin < -0.5 {
+        -1.0
+    } else {
+        0.0
+    };
+    Sample {
+        pos: next,
+        value,
+        margin: margin / total,
+        ..*s
+    }
+}
+
 /// A batch's targets as flat rows for the training step.
 struct Targets {
     /// The policy targets, `[b, a]`.
@@ -165,5 +208,92 @@ impl Targets {
             }
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Capture, End, Leftover, Rules};
+    use crate::solver::{Solver, SolverConfig};
+
+    /// The claim the re-split rests on, checked by the solver under every rule option: each
+    /// move's exact final margin moves by the change in the stores' difference, so the optimal
+    /// moves stay; and the moved sample's targets are the re-split position's exact ones.
+    #[test]
+    fn a_store_resplit_keeps_the_optimal_moves_under_every_rule_option() {
+        let mut checked = 0;
+        for &capture in Capture::ALL {
+            for &leftover in Leftover::ALL {
+                for &end in End::ALL {
+                    let rules = Rules::new(4, 3)
+                        .unwrap()
+                        .with_capture(capture)
+                        .with_leftover(leftover)
+                        .with_end(end);
+                    let solver = Solver::new(&rules, &SolverConfig::default()).unwrap();
+                    let total = rules.total_seeds();
+                    let mut rng = stream(7, 0);
+                    let mut n = 0;
+                    while n < 6 {
+                        let Some(pos) = super::super::labelled::draw(&rules, &mut rng, 10) else {
+                            continue;
+                        };
+                        let both = u32::from(pos.store(Side::South) + pos.store(Side::North));
+                        if both == 0 {
+                            continue;
+                        }
+                        let exact = solver.analyse_within(&pos, None, None);
+                        let v = exact.value().unwrap();
+                        let s = Sample {
+                            pos,
+                            policy: [0.25; crate::search::MAX_ACTIONS],
+                            value: v.signum() as f32,
+                            margin: v as f32 / total as f32,
+                            exact: true,
+                            lost: [1.0; crate::search::MAX_ACTIONS],
+                        };
+                        let mine = rng.below(both + 1) as u8;
+                        let t = resplit_stores(&s, mine);
+                        assert_eq!(t.pos.store(pos.to_move()), mine);
+                        assert_eq!(t.pos.board_seeds(), pos.board_seeds());
+                        assert_eq!((t.policy, t.lost), (s.policy, s.lost));
+                        let after = solver.analyse_within(&t.pos, None, None);
+                        let w = after.value().unwrap();
+                        assert_eq!(t.margin * total as f32, w as f32, "{rules:?} {pos}");
+                        assert_eq!(t.value, w.signum() as f32);
+                        let shift = w - v;
+                        for (a, b) in exact.moves.iter().zip(&after.moves) {
+                            assert_eq!(a.mv, b.mv);
+                            assert_eq!(b.value().unwrap() - a.value().unwrap(), shift);
+                        }
+                        n += 1;
+                    }
+                    checked += n;
+                }
+            }
+        }
+        assert_eq!(checked, 6 * 18);
+    }
+
+    /// Positions where the pie answer is still to come keep their stores: the swap weighs them.
+    #[test]
+    fn a_store_resplit_leaves_the_pie_opening_alone() {
+        let rules = Rules::new(4, 3).unwrap().with_pie(true);
+        let mut pos = Position::start(&rules);
+        // Pit 2 of 4 with 3 seeds ends in the store: South plays again, the pie still to come.
+        pos.play(crate::rules::Move::Pit(2)).unwrap();
+        assert!(crate::env::obs::pie_to_come(&pos) && pos.store(Side::South) == 1);
+        let s = Sample {
+            pos,
+            policy: [0.0; crate::search::MAX_ACTIONS],
+            value: 1.0,
+            margin: 0.1,
+            exact: false,
+            lost: super::super::selfplay::NO_LOST,
+        };
+        let t = resplit_stores(&s, 0);
+        assert_eq!(t.pos, s.pos);
+        assert_eq!((t.value, t.margin), (s.value, s.margin));
     }
 }
