@@ -456,8 +456,9 @@ impl Tree {
         self.queue.clear();
     }
 
-    /// The root edge (index into the root's edges) the next simulation starts with.
-    fn next_root_edge(&mut self, cfg: &SearchConfig) -> usize {
+    /// The root edge (index into the root's edges) the next simulation starts with; `None` ends
+    /// a proving search whose kept moves are all solved.
+    fn next_root_edge(&mut self, cfg: &SearchConfig) -> Option<usize> {
         if self.queue.is_empty() {
             if !self.phase_done_once() {
                 // First phase: nothing to halve yet.
@@ -467,13 +468,24 @@ impl Tree {
                 let keep = self.remaining.len().div_ceil(2);
                 self.remaining.truncate(keep);
             }
-            let per = (self.phase_budget / (self.phases * self.remaining.len() as u32)).max(1);
+            // A proving search spends the phase on the children not yet solved: another visit
+            // to a solved one adds nothing to its exact value.
+            let first = self.nodes[0].first_edge as usize;
+            let live: Vec<usize> = (self.remaining.iter().copied())
+                .filter(|&i| !(self.prove && self.exact(&self.edges[first + i]).is_some()))
+                .collect();
+            if live.is_empty() {
+                // Every kept move is solved: more simulations change nothing that matters.
+                self.sims_left = 0;
+                return None;
+            }
+            let per = (self.phase_budget / (self.phases * live.len() as u32)).max(1);
             for _ in 0..per {
-                self.queue.extend(self.remaining.iter().rev());
+                self.queue.extend(live.iter().rev());
             }
             self.queue.reverse();
         }
-        self.queue.pop().expect("queue refilled above")
+        Some(self.queue.pop().expect("queue refilled above"))
     }
 
     fn phase_done_once(&self) -> bool {
@@ -488,7 +500,10 @@ impl Tree {
         self.path.clear();
         let mut n = 0u32;
         let root_first = self.nodes[0].first_edge;
-        let mut e = root_first + self.next_root_edge(cfg) as u32;
+        let Some(first) = self.next_root_edge(cfg) else {
+            return false;
+        };
+        let mut e = root_first + first as u32;
         loop {
             self.path.push((n, e));
             let edge = self.edges[e as usize];
@@ -607,14 +622,18 @@ impl Tree {
         }
         let s = self.root_scores(cfg);
         let proved = self.prove && root.exact.is_some();
+        let exact = |i: usize| self.exact(&self.edges[first + i]);
+        let by_exact = |a: &usize, b: &usize| {
+            let (x, y) = (exact(*a).expect("solved"), exact(*b).expect("solved"));
+            x.total_cmp(&y).then(s[*a].total_cmp(&s[*b]))
+        };
         // A proved root plays a best move by the exact values, whether or not sequential halving
-        // kept it (the root's score breaks ties); any other root, the survivor of the halving.
+        // kept it (the root's score breaks ties); a proving search whose kept moves are all solved,
+        // the best of those; any other root, the survivor of the halving.
         let best = if proved {
-            let exact = |i: usize| {
-                let e = &self.edges[first + i];
-                self.exact(e).expect("a proved root's children are solved")
-            };
-            (0..k).max_by(|&a, &b| exact(a).total_cmp(&exact(b)).then(s[a].total_cmp(&s[b])))
+            (0..k).max_by(by_exact)
+        } else if self.prove && self.remaining.iter().all(|&i| exact(i).is_some()) {
+            self.remaining.iter().copied().max_by(by_exact)
         } else {
             self.remaining
                 .iter()

@@ -193,8 +193,9 @@ fn check_result(pos: &Position, cfg: &SearchConfig, r: &SearchResult) {
     } else {
         let considered = (cfg.considered_actions.max(1)).min(legal.len() as u32);
         assert!(!r.proved || cfg.prove, "{pos:?}: proved without proving");
-        if r.proved {
-            // A proved root ends the search early.
+        if r.proved || cfg.prove {
+            // A proved root ends the search early, and so does a proving search whose kept
+            // moves are all solved.
             assert!(total <= cfg.simulations, "{pos:?}: {:?}", r.visits);
         } else {
             assert_eq!(total, cfg.simulations, "{pos:?}: {:?}", r.visits);
@@ -202,9 +203,13 @@ fn check_result(pos: &Position, cfg: &SearchConfig, r: &SearchResult) {
         assert_eq!(visited, considered.min(cfg.simulations), "{:?}", r.visits);
         // The move is one of the last survivors of sequential halving, which the last phase
         // visited (at most one visit short of the others, if the simulations ran out mid-phase);
-        // a proved root plays a best move by the exact values, survivor or not.
+        // a proved root plays a best move by the exact values, survivor or not. A proving search
+        // spends no phase on a solved survivor, which may then win with fewer visits.
         let most = *r.visits.iter().max().unwrap();
-        assert!(r.proved || r.visits[r.action] + 1 >= most, "{pos:?}: {r:?}");
+        assert!(
+            r.proved || cfg.prove || r.visits[r.action] + 1 >= most,
+            "{pos:?}: {r:?}"
+        );
     }
 }
 
@@ -869,5 +874,76 @@ fn a_proving_search_spends_its_simulations_on_new_positions() {
     assert!(
         evaluated[1] * 10 >= evaluated[0] * 12,
         "plain, proving: {evaluated:?} positions evaluated"
+    );
+}
+
+/// An oracle for the search's mechanics, not its values: a position with at most `.0` seeds on
+/// the board gets a final margin from its hash.
+struct HashOracle(u32);
+
+impl Oracle for HashOracle {
+    fn final_margin(&self, pos: &Position) -> Option<i32> {
+        (pos.board_seeds() <= self.0).then(|| (hash(pos) % 21) as i32 - 10)
+    }
+}
+
+#[test]
+fn a_proving_search_visits_a_solved_root_move_only_in_the_first_phase() {
+    // Sequential halving gives each phase's simulations to the root moves it kept; a proving
+    // search gives them to the kept moves it has not solved, since a solved one's value is exact.
+    // Here the oracle answers every position with two seeds fewer on the board than the root, so
+    // a root move that captures (or ends the game) is solved on its first visit.
+    let rules = Rules::kalah64();
+    let roots = positions_with_a_choice(&rules, 200, 8);
+    let cfg = |prove| SearchConfig {
+        simulations: 400,
+        considered_actions: 16,
+        margin_weight: 0.5,
+        prove,
+        ..SearchConfig::default()
+    };
+    let mut beyond_first_phase = [0; 2];
+    let mut solved_moves = 0;
+    for root in &roots {
+        let threshold = root.board_seeds() - 2;
+        let oracle = HashOracle(threshold);
+        let solved: Vec<usize> = (root.legal_moves().iter())
+            .filter(|&mv| {
+                let (next, out) = root.after(mv).unwrap();
+                out.game_over || next.board_seeds() <= threshold
+            })
+            .map(|mv| mv.action(rules.pits()))
+            .collect();
+        if solved.is_empty() {
+            continue;
+        }
+        let k = root.legal_moves().len() as u32;
+        let first_phase = 400 / ((k as f32).log2().ceil() as u32 * k);
+        let run = |prove| {
+            let cfg = cfg(prove);
+            let r = search_batch_with(&[*root], &[0.0], &cfg, &mut HashEvaluator, Some(&oracle), 1);
+            check_result(root, &cfg, &r[0]);
+            r.into_iter().next().unwrap()
+        };
+        let (plain, proving) = (run(false), run(true));
+        // A proved root stops early: only a search that ran its phases counts.
+        if proving.proved {
+            continue;
+        }
+        for (i, r) in [plain, proving].iter().enumerate() {
+            for &a in &solved {
+                beyond_first_phase[i] += r.visits[a].saturating_sub(first_phase);
+            }
+        }
+        solved_moves += solved.len();
+    }
+    assert!(solved_moves >= 10, "{solved_moves} solved root moves");
+    assert_eq!(
+        beyond_first_phase[1], 0,
+        "a proving search came back to a solved root move"
+    );
+    assert!(
+        beyond_first_phase[0] > 0,
+        "the plain search never came back to a solved root move: the test shows nothing"
     );
 }
