@@ -22,7 +22,9 @@
 //! 2008, for utilities rather than wins): a node whose children are all solved takes their best
 //! exact utility, simulations below the root walk into unsolved children only, and a node passes
 //! up at least its best solved child's utility, so simulations that explore worse replies beside
-//! a solved one do not flatter the line above. Without it, a large budget keeps walking down to
+//! a solved one do not flatter the line above. At the root, each halving phase goes to the kept
+//! moves not yet solved; once all kept moves are solved the search stops and plays the best of
+//! them by exact value. Without it, a large budget keeps walking down to
 //! leaves it has already solved (`experiments/solver-sims`).
 
 use rand::RngExt;
@@ -147,7 +149,8 @@ pub struct SearchConfig {
     /// Prove subtrees (MCTS-solver): a node whose children are all solved (finished games,
     /// database positions or proved nodes) takes their best exact utility and is never descended
     /// into again; below the root, simulations go to unsolved children only, and a node's Q is at
-    /// least its best solved child's. Optional, default false (the search of earlier runs).
+    /// least its best solved child's; the root's halving phases go to its unsolved kept moves.
+    /// Optional, default false (the search of earlier runs).
     #[serde(default)]
     pub prove: bool,
 }
