@@ -242,7 +242,7 @@ pub struct OptimConfig {
     /// stores before the step (optional, default 0: none). Under every rule set the
     /// margin-optimal moves do not depend on that split, so the policy and move targets stay as
     /// they are and the margin and value targets move with the stores
-    /// ([`super::learn::resplit_stores`]). Needs `selfplay.value_target_mix = 0`.
+    /// (`train/learn.rs`, `resplit_stores`). Needs `selfplay.value_target_mix = 0`.
     #[serde(default)]
     pub store_resplit: f32,
 }
