@@ -3,7 +3,8 @@ stores? Under every rule set of the guides the margin-optimal moves do not (a st
 from, and the margin from here on is what the pits make), so a network that learned the game would
 pick the same move whatever the split. This scores the network alone on the exact middle-game
 labels with the stores as they are and re-split K times (uniformly over every split of the same
-stored total), and counts the positions whose move changes.
+stored total), counts the positions whose move changes, and scores the policy averaged over the
+stores as they are and every split.
 
     python experiments/store-invariance/measure.py [--network PATH] [--splits K] [--seed S]
         [--positions N] [--labels FILE] [--json]
@@ -61,13 +62,16 @@ def main() -> None:
     net = kalaha.Network.load(a.network)
     optimal = [{int(k) for k, v in r["moves"].items() if v == r["value"]} for r in rows]
 
-    def hits(notations: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def hits(notations: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         positions = [kalaha.Position(n) for n in notations]
         mask = np.stack([p.action_mask() for p in positions])
-        moves = pick(net(positions, mask), mask) + 1
-        return moves, np.array([int(x) in o for x, o in zip(moves, optimal)])
+        logits = np.where(mask, net(positions, mask).astype(np.float64), -np.inf)
+        moves = pick(logits, mask) + 1
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        return moves, np.array([int(x) in o for x, o in zip(moves, optimal)]), probs
 
-    base_moves, base_hits = hits([r["position"] for r in rows])
+    base_moves, base_hits, mean_policy = hits([r["position"] for r in rows])
     changed = np.zeros(len(rows), dtype=bool)
     split_rates, any_hit, all_hit = [], base_hits.copy(), base_hits.copy()
     for _ in range(a.splits):
@@ -75,11 +79,14 @@ def main() -> None:
         for r in rows:
             _, total = stored(r["position"])
             notes.append(resplit(r["position"], rng.randint(0, total)))
-        moves, h = hits(notes)
+        moves, h, probs = hits(notes)
+        mean_policy = mean_policy + probs
         changed |= moves != base_moves
         split_rates.append(float(h.mean()))
         any_hit |= h
         all_hit &= h
+    averaged = pick(np.log(np.maximum(mean_policy, 1e-30)), mean_policy > 0) + 1
+    averaged_hits = np.array([int(x) in o for x, o in zip(averaged, optimal)])
     n = len(rows)
     se = lambda p: math.sqrt(p * (1 - p) / n)  # noqa: E731
     report = {
@@ -87,6 +94,7 @@ def main() -> None:
         "as_stored": round(float(base_hits.mean()), 4), "as_stored_std_err": round(se(base_hits.mean()), 4),
         "resplit_mean": round(float(np.mean(split_rates)), 4),
         "resplit_rates": [round(x, 4) for x in split_rates],
+        "policy_averaged_over_splits": round(float(averaged_hits.mean()), 4),
         "move_changes": round(float(changed.mean()), 4),
         "right_under_every_split": round(float(all_hit.mean()), 4),
         "right_under_some_split": round(float(any_hit.mean()), 4),
@@ -98,6 +106,8 @@ def main() -> None:
     print(f"  stores as they are: {100 * report['as_stored']:.2f}% optimal")
     print(f"  stores re-split: {100 * report['resplit_mean']:.2f}% (each split: "
           + ", ".join(f"{100 * x:.2f}" for x in split_rates) + ")")
+    print(f"  the policy averaged over the stores as they are and every split: "
+          f"{100 * report['policy_averaged_over_splits']:.2f}%")
     print(f"  positions whose move changes under some split: {100 * report['move_changes']:.2f}%")
     print(f"  right under every split: {100 * report['right_under_every_split']:.2f}%, "
           f"under some: {100 * report['right_under_some_split']:.2f}%")
