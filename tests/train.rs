@@ -292,15 +292,8 @@ fn a_run_that_resplits_its_stores_resumes_exactly_and_learns_otherwise() {
     use std::sync::atomic::AtomicBool;
 
     let dir = stopped_and_resumed("resume-resplit", &["optim.store_resplit=1.0"]);
-    let sets: Vec<String> = [
-        "run.name=plain".to_string(),
-        format!("run.checkpoint_dir={}", dir.join("checkpoints").display()),
-        format!("run.experiment_dir={}", dir.join("experiments").display()),
-        "run.iterations=4".to_string(),
-        "eval.every=0".to_string(),
-    ]
-    .into();
-    let cfg = TrainConfig::load(Path::new(&config()), &sets).unwrap();
+    let cfg =
+        TrainConfig::load(Path::new(&config()), &four_iterations(&dir, "plain", &[])).unwrap();
     Trainer::new(cfg, false)
         .unwrap()
         .run(&AtomicBool::new(false), &mut |_| {})
@@ -313,6 +306,20 @@ fn a_run_that_resplits_its_stores_resumes_exactly_and_learns_otherwise() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The overrides of a 4-iteration run `name` of the smoke config under `dir`, no evaluation,
+/// then `extra`.
+fn four_iterations(dir: &Path, name: &str, extra: &[&str]) -> Vec<String> {
+    let mut v = vec![
+        format!("run.name={name}"),
+        format!("run.checkpoint_dir={}", dir.join("checkpoints").display()),
+        format!("run.experiment_dir={}", dir.join("experiments").display()),
+        "run.iterations=4".to_string(),
+        "eval.every=0".to_string(),
+    ];
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
 /// Runs the smoke config 4 iterations whole and in two halves (stopped after 2, resumed) with the
 /// overrides `extra`, checks that both end alike, and returns their scratch folder.
 fn stopped_and_resumed(name: &str, extra: &[&str]) -> PathBuf {
@@ -320,18 +327,9 @@ fn stopped_and_resumed(name: &str, extra: &[&str]) -> PathBuf {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     let dir = scratch(name);
-    let sets = |name: &str| {
-        let mut v = vec![
-            format!("run.name={name}"),
-            format!("run.checkpoint_dir={}", dir.join("checkpoints").display()),
-            format!("run.experiment_dir={}", dir.join("experiments").display()),
-            "run.iterations=4".to_string(),
-            "eval.every=0".to_string(),
-        ];
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
+    let cfg = |name: &str| {
+        TrainConfig::load(Path::new(&config()), &four_iterations(&dir, name, extra)).unwrap()
     };
-    let cfg = |name: &str| TrainConfig::load(Path::new(&config()), &sets(name)).unwrap();
     let stop = AtomicBool::new(false);
     Trainer::new(cfg("whole"), false)
         .unwrap()

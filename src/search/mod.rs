@@ -503,10 +503,10 @@ impl Tree {
         self.path.clear();
         let mut n = 0u32;
         let root_first = self.nodes[0].first_edge;
-        let Some(first) = self.next_root_edge(cfg) else {
+        let Some(root_edge) = self.next_root_edge(cfg) else {
             return false;
         };
-        let mut e = root_first + first as u32;
+        let mut e = root_first + root_edge as u32;
         loop {
             self.path.push((n, e));
             let edge = self.edges[e as usize];

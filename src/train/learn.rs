@@ -7,7 +7,7 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
 
-use super::selfplay::Sample;
+use super::selfplay::{Sample, result_of};
 use super::{Losses, Trainer, config};
 use crate::env::rng::stream;
 use crate::rules::{Position, Side};
@@ -131,10 +131,10 @@ impl Trainer {
 
 /// `s` with `mine` of the stored seeds in the store of the player to move and the rest in the
 /// other ([`Position::with_stores_split`]), its targets moved to match: the final margin moves
-/// by the change in the stores' difference, the value is the result that margin gives, the
-/// policy and every move's seeds lost stay. A position where the pie answer is still to come is
-/// returned as it is: whether to swap depends on the stores. Needs a value target that is the
-/// game's result (`selfplay.value_target_mix = 0`).
+/// by the change in the stores' difference, the value is the result that margin gives (as
+/// self-play makes it, [`result_of`]), the policy and every move's seeds lost stay. A position
+/// where the pie answer is still to come is returned as it is: whether to swap depends on the
+/// stores. Needs a value target that is the game's result (`selfplay.value_target_mix = 0`).
 pub(crate) fn resplit_stores(s: &Sample, mine: u8) -> Sample {
     let pos = &s.pos;
     if pos.swap_allowed() || crate::env::obs::pie_to_come(pos) {
@@ -145,16 +145,9 @@ pub(crate) fn resplit_stores(s: &Sample, mine: u8) -> Sample {
     let next = pos.with_stores_split(mine);
     let total = pos.rules().total_seeds().max(1) as f32;
     let margin = s.margin * total + (diff(&next) - diff(pos)) as f32;
-    let value = if margin > 0.5 {
-        1.0
-    } else if margin < -0.5 {
-        -1.0
-    } else {
-        0.0
-    };
     Sample {
         pos: next,
-        value,
+        value: result_of(margin),
         margin: margin / total,
         ..*s
     }

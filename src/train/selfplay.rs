@@ -543,6 +543,18 @@ fn temperature(play: &SelfPlayConfig, ply: usize) -> f32 {
     play.temperature_start + (play.temperature_end - play.temperature_start) * t
 }
 
+/// The result (1 win, 0 draw, -1 loss) a final margin in seeds gives; a margin estimated by the
+/// search counts as a draw within half a seed.
+pub(super) fn result_of(margin: f32) -> f32 {
+    if margin > 0.5 {
+        1.0
+    } else if margin < -0.5 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
 /// Turns a finished game into samples. `margin0` is the final margin of player 0 (who opened);
 /// every target is for the player to move at its position, whatever seat a pie swap gave them.
 fn finish(
@@ -569,13 +581,7 @@ fn finish(
             est = sign * h.search_value * total;
         }
         let margin = sign * est;
-        let z = if margin > 0.5 {
-            1.0
-        } else if margin < -0.5 {
-            -1.0
-        } else {
-            0.0
-        };
+        let z = result_of(margin);
         let (value, margin) = match h.exact {
             Some(v) => (v.signum() as f32, v as f32 / total),
             None => ((1.0 - mix) * z + mix * h.search_value, margin / total),
