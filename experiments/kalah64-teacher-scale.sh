@@ -20,18 +20,19 @@ k=${KALAHA:-./target/release/kalaha}
 PY=${PYTHON:-python3}
 cache=${KALAHA_CACHE:-$HOME/.cache/kalaha}
 teacher=experiments/kalah64-v3/network
-trained=midgame-teacher-6x4-seed4-s512-nojudge.jsonl
+file=$cache/midgame-teacher-6x4-seed4-s512.jsonl       # teach.py's own name for seed 4, 512 simulations
+trained=$cache/midgame-teacher-6x4-seed4-s512-nojudge.jsonl
 step=${1:?"teach POSITIONS, fresh, train or scratch"}
 shift
 case $step in
   teach) exec $PY experiments/midgame-teacher/teach.py --seed 4 --positions "${1:?positions}" \
-           --network $teacher ;;
+           --network $teacher --out "$file" ;;
   fresh) exec $PY experiments/midgame-teacher/teach.py --seed 3 --positions 20000 --network $teacher ;;
   train|scratch)
-         [[ $cache/$trained -nt $cache/midgame-teacher-6x4-seed4-s512.jsonl ]] ||
-           $PY experiments/midgame-teacher/without.py "$cache/midgame-teacher-6x4-seed4-s512.jsonl" \
+         [[ $trained -nt $file ]] ||
+           $PY experiments/midgame-teacher/without.py "$file" \
              --judge checkpoints/judge/judge2-6x4-standard-owner-immediate-piefalse-1200-2026.json \
-             --out "$cache/$trained" --json > experiments/kalah64-teacher-scale/without.json
+             --out "$trained" --json > experiments/kalah64-teacher-scale/without.json
          if [[ $step == train ]]; then
            arm=(--set run.name='"kalah64-teacher-scale"' --set run.iterations=300
                 --set run.init='"checkpoints/kalah64"' --set optim.lr=0.0005 --set optim.warmup_steps=50)
@@ -39,7 +40,7 @@ case $step in
            arm=(--set run.name='"kalah64-teacher-scale-scratch"' --set run.iterations=450)
          fi
          exec $k train --config configs/kalah64-supervised.toml "${arm[@]}" --set network.hidden=512 \
-           --set selfplay.label_file="\"$cache/$trained\"" \
+           --set selfplay.label_file="\"$trained\"" \
            --set selfplay.label_file_share=1.0 --set selfplay.label_file_holdout=0 \
            --set run.experiment_dir='"experiments/kalah64-teacher-scale"' "$@" ;;
   *) echo "kalah64-teacher-scale.sh: the step is teach, fresh, train or scratch, not '$step'" >&2
