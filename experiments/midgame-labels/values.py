@@ -67,7 +67,11 @@ def main() -> None:
     seeds = np.array([r["board_seeds"] for r in rows])
     report, first_err = [], None
     for path in a.networks:
-        value, margin = heads(kalaha.Network.load(path), positions, total)
+        try:
+            net = kalaha.Network.load(path)
+        except ValueError as e:
+            ap.error(f"network {path}: {e}")
+        value, margin = heads(net, positions, total)
         entry = {"network": path, **figures(value, margin, exact), "by_seeds": {}}
         for lo, hi in BANDS:
             idx = (seeds >= lo) & (seeds <= hi)
