@@ -64,8 +64,14 @@ def main() -> None:
     rules = kalaha.Rules()
     a.out.parent.mkdir(parents=True, exist_ok=True)
     good = whole_lines(a.out)
-    # Resume after the last game written whole (a game's lines are written together).
-    start_game = good[-1]["i"] // 1000 + 1 if good else 0
+    # A stop may have cut the last game's write short: play that game again (the same lines, the
+    # game being drawn from its own seed) after taking its lines out through a temporary file.
+    start_game = good[-1]["i"] // 1000 if good else 0
+    if good:
+        good = [r for r in good if r["i"] // 1000 < start_game]
+        tmp = a.out.with_name(a.out.name + ".tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in good))
+        tmp.replace(a.out)
     positions, start = len(good), time.time()
     with a.out.open("a") as f:
         for g in range(start_game, a.games):
