@@ -26,6 +26,10 @@ import kalaha
 from kalaha.research import pick
 
 HERE = Path(__file__).resolve().parent
+# The exact middle-game labels: the committed file, then label.py's file in the solver cache.
+LABELS = [HERE / "labels-6x4-seed1.jsonl",
+          Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
+          / "midgame-labels-6x4-seed1.jsonl"]
 
 
 def load(files: list[Path]) -> list[dict]:
@@ -74,10 +78,8 @@ def score(net, positions, optimal, simulations):
 
 
 def main() -> None:
-    cache = Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--labels", type=Path, nargs="*",
-                    default=[HERE / "labels-6x4-seed1.jsonl", cache / "midgame-labels-6x4-seed1.jsonl"])
+    ap.add_argument("--labels", type=Path, nargs="*", default=LABELS)
     ap.add_argument("--network", default="auto")
     ap.add_argument("--simulations", type=int, default=64)
     ap.add_argument("--split", choices=["all", "heldout", "train"], default="all")

@@ -14,15 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 
 import kalaha
-from score import load  # this folder's reader of the labels files
-
-HERE = Path(__file__).resolve().parent
+from score import LABELS, load  # this folder's labels files and their reader
 
 BANDS = [(19, 24), (25, 30), (31, 36), (37, 48)]
 
@@ -51,11 +48,9 @@ def figures(value: np.ndarray, margin: np.ndarray, exact: np.ndarray) -> dict:
 
 
 def main() -> None:
-    cache = Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--networks", nargs="+", required=True)
-    ap.add_argument("--labels", type=Path, nargs="*",
-                    default=[HERE / "labels-6x4-seed1.jsonl", cache / "midgame-labels-6x4-seed1.jsonl"])
+    ap.add_argument("--labels", type=Path, nargs="*", default=LABELS)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = load(a.labels)

@@ -32,7 +32,7 @@ import kalaha
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "midgame-labels"))
 from label import board_seeds, draw, whole_lines  # noqa: E402
-from score import load  # noqa: E402
+from score import LABELS, load  # noqa: E402
 
 
 def labels(positions, net, simulations: int, seed: int) -> list[tuple[int, dict[str, int]]]:
@@ -61,9 +61,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--chunk", type=int, default=4096)
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--exclude", type=Path, nargs="*",
-                    default=[HERE.parent / "midgame-labels" / "labels-6x4-seed1.jsonl",
-                             cache / "midgame-labels-6x4-seed1.jsonl"])
+    ap.add_argument("--exclude", type=Path, nargs="*", default=LABELS)
     a = ap.parse_args()
     if a.seed == 1:
         ap.error("seed 1 draws the exact labels' positions: use another seed")
