@@ -7,7 +7,7 @@
 #   experiments/kalah64-teacher-scale.sh teach POSITIONS   # resumable: appends to the cached file
 #   experiments/kalah64-teacher-scale.sh fresh             # seed 3's 20,000 lines, never trained on
 #   experiments/kalah64-teacher-scale.sh train [--resume] [--set KEY=VALUE ...]     # from checkpoints/kalah64
-#   experiments/kalah64-teacher-scale.sh scratch [--resume] [--set KEY=VALUE ...]   # the curve's fourth point
+#   experiments/kalah64-teacher-scale.sh scratch [--resume] [--set KEY=VALUE ...]   # a point of the curve on the file as it stands
 # scratch is the curve's recipe (kalah64-teacher's third point: a new 4x512 network, 450 iterations,
 # the config's learning rate); train continues the committed network 300 iterations at 0.0005.
 # train and scratch first write the file without the Kalah(6,4) judge set's positions (unless it is

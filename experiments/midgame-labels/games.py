@@ -10,8 +10,8 @@ Game ``g`` plays ``--opening-moves`` random moves (default 6, as ``kalaha eval -
 against ``solver``), then each side plays a move chosen at random among the optimal ones, both
 drawn from ``seed * 1e9 + g``. Every position of the line with more than 18 seeds on the board and
 two legal moves at least is written in label.py's format (``source`` "solver-games", ``i`` =
-``g * 1000 + ply``). The solver keeps its table between positions of a line, so a game costs
-about as much as solving its first position. The default file is in the solver cache.
+``g * 1000 + ply``). The solver keeps its table between positions of a line, so the positions
+after a line's first come cheaply. The default file is in the solver cache.
 """
 
 from __future__ import annotations
