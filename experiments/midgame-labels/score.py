@@ -1,7 +1,13 @@
 """The committed Kalah(6,4) network scored on the exactly labelled positions outside the endgame
 database (label.py's file): alone, and searching as the ``hard`` level does, with standard errors,
 by source and by seeds on the board. A yardstick outside the database several times the judge
-set's 552 positions there.
+set's 552 positions there. Beside the optimal-move rate, ``result_kept`` is the share of moves that
+keep the position's game-theoretic result (win, draw or loss for the player to move): the rate
+that decides the ``hard`` level's games against ``solver``. On games.py's perfect-play lines
+(source ``solver-games``) ``game_sides_kept`` is the share of (game, side) pairs in which every
+move keeps the result: what the ``hard`` level would reach against ``solver`` from those
+openings if its first result-changing move is what decides a game. ``search_result_changes``
+counts the search's result-changing moves by (perfect play's value, the played move's value).
 
     python experiments/midgame-labels/score.py [--labels FILE ...] [--network PATH] [--simulations N]
         [--split all|heldout|train] [--holdout K] [--against PATH] [--json]
@@ -49,10 +55,10 @@ def load(files: list[Path]) -> list[dict]:
     return rows
 
 
-def rate(hits: np.ndarray) -> dict:
+def rate(hits: np.ndarray, key: str = "optimal_rate") -> dict:
     n = len(hits)
     p = float(hits.mean()) if n else 0.0
-    return {"optimal_rate": round(p, 4), "std_err": round(math.sqrt(p * (1 - p) / max(n, 1)), 4),
+    return {key: round(p, 4), "std_err": round(math.sqrt(p * (1 - p) / max(n, 1)), 4),
             "positions": n}
 
 
@@ -65,16 +71,38 @@ def sign_test(a: int, b: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def score(net, positions, optimal, simulations):
-    """Hits of the network alone and searching, one per position."""
+def game_sides(rows: list[dict], kept: np.ndarray) -> dict:
+    """Share of (game, side to move) pairs of games.py's lines (``i`` = game * 1000 + ply) whose
+    every move keeps the result."""
+    sides: dict[tuple[int, str], bool] = {}
+    for r, k in zip(rows, kept):
+        key = (r["i"] // 1000, r["position"].split()[-1])
+        sides[key] = sides.get(key, True) and bool(k)
+    n = len(sides)
+    return {"rate": round(sum(sides.values()) / n, 4), "game_sides": n}
+
+
+def sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def score(net, positions, rows, simulations, **search):
+    """(optimal, result kept, value of the move played) of the network alone and of its search,
+    one per position."""
     mask = np.stack([p.action_mask() for p in positions])
     # Actions are pit numbers minus one for the player to move (no swap under these rules).
     # Positions, not observations: a lookahead network reads what every move does.
     alone = pick(net(list(positions), mask), mask) + 1
     searched = kalaha.search(positions, net, simulations=simulations, temperature=0.0,
-                             endgame_db=True)["action"] + 1
-    return (np.array([int(x) in o for x, o in zip(alone, optimal)]),
-            np.array([int(x) in o for x, o in zip(searched, optimal)]))
+                             endgame_db=True, **search)["action"] + 1
+
+    def hits(moves):
+        values = [r["moves"][str(int(x))] for x, r in zip(moves, rows)]
+        return (np.array([v == r["value"] for v, r in zip(values, rows)]),
+                np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]),
+                np.array(values))
+
+    return hits(alone), hits(searched)
 
 
 def main() -> None:
@@ -85,6 +113,8 @@ def main() -> None:
     ap.add_argument("--split", choices=["all", "heldout", "train"], default="all")
     ap.add_argument("--holdout", type=int, default=5)
     ap.add_argument("--against", default=None)
+    ap.add_argument("--margin-weight", type=float, default=None,
+                    help="the search's margin weight (default: the checkpoint's)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.holdout < 1:
@@ -96,27 +126,48 @@ def main() -> None:
         ap.error("no labelled positions to score")
     net = kalaha.Network.load(a.network)
     positions = [kalaha.Position(r["position"]) for r in rows]
-    optimal = [{int(k) for k, v in r["moves"].items() if v == r["value"]} for r in rows]
-    hit_alone, hit_search = score(net, positions, optimal, a.simulations)
+    search = {} if a.margin_weight is None else {"margin_weight": a.margin_weight}
+    (hit_alone, kept_alone, _), (hit_search, kept_search, played) = score(
+        net, positions, rows, a.simulations, **search)
     report = {"network": a.network, "positions": len(rows), "simulations": a.simulations,
-              "split": a.split, "holdout": a.holdout,
-              "alone": rate(hit_alone), "search": rate(hit_search), "by_source": {}, "by_seeds": {}}
+              "margin_weight": a.margin_weight, "split": a.split, "holdout": a.holdout,
+              "alone": rate(hit_alone), "search": rate(hit_search),
+              "alone_result_kept": rate(kept_alone, "rate"), "search_result_kept": rate(kept_search, "rate"),
+              "by_source": {}, "by_seeds": {}}
     if a.against:
-        other_alone, other_search = score(kalaha.Network.load(a.against), positions, optimal,
-                                          a.simulations)
+        (other_alone, other_kept_alone, _), (other_search, other_kept_search, _) = score(
+            kalaha.Network.load(a.against), positions, rows, a.simulations, **search)
         report["against"] = {"network": a.against, "alone": rate(other_alone),
-                             "search": rate(other_search)}
+                             "search": rate(other_search),
+                             "alone_result_kept": rate(other_kept_alone, "rate"),
+                             "search_result_kept": rate(other_kept_search, "rate")}
         for name, mine, theirs in [("alone", hit_alone, other_alone),
-                                   ("search", hit_search, other_search)]:
+                                   ("search", hit_search, other_search),
+                                   ("alone_result_kept", kept_alone, other_kept_alone),
+                                   ("search_result_kept", kept_search, other_kept_search)]:
             only_new, only_old = int((mine & ~theirs).sum()), int((~mine & theirs).sum())
             report["against"][f"paired_{name}"] = {"only_new": only_new, "only_old": only_old,
                                                    "p": sign_test(only_new, only_old)}
+    changes: dict[tuple[int, int], int] = {}
+    for r, v, k in zip(rows, played, kept_search):
+        if not k:
+            changes[(r["value"], int(v))] = changes.get((r["value"], int(v)), 0) + 1
+    report["search_result_changes"] = [
+        {"value": v, "move": m, "positions": n}
+        for (v, m), n in sorted(changes.items(), key=lambda x: (-x[1], x[0]))]
+    if all(r["source"] == "solver-games" for r in rows):
+        report["game_sides_kept"] = {"alone": game_sides(rows, kept_alone),
+                                     "search": game_sides(rows, kept_search)}
+        if a.against:
+            report["against"]["game_sides_kept"] = {"alone": game_sides(rows, other_kept_alone),
+                                                    "search": game_sides(rows, other_kept_search)}
     for src in sorted({r["source"] for r in rows}):
         idx = np.array([r["source"] == src for r in rows])
         report["by_source"][src] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx])}
     for lo, hi in [(19, 24), (25, 30), (31, 36), (37, 48)]:
         idx = np.array([lo <= r["board_seeds"] <= hi for r in rows])
-        report["by_seeds"][f"{lo}-{hi}"] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx])}
+        report["by_seeds"][f"{lo}-{hi}"] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx]),
+                                            "search_result_kept": rate(kept_search[idx], "rate")}
     if a.json:
         print(json.dumps(report, indent=1))
         return
@@ -124,6 +175,14 @@ def main() -> None:
     print(f"{len(rows)} exactly labelled positions outside the database ({a.split})")
     print(f"  alone: {100 * al['optimal_rate']:.1f}% ± {100 * al['std_err']:.1f}")
     print(f"  {a.simulations} simulations: {100 * se['optimal_rate']:.1f}% ± {100 * se['std_err']:.1f}")
+    for name in ["alone", "search"]:
+        k = report[f"{name}_result_kept"]
+        print(f"  result kept ({name}): {100 * k['rate']:.2f}% ± {100 * k['std_err']:.2f}")
+    if "game_sides_kept" in report:
+        g = report["game_sides_kept"]
+        print(f"  games (a side of a line) with every move keeping the result: alone "
+              f"{100 * g['alone']['rate']:.1f}%, searching {100 * g['search']['rate']:.1f}% of "
+              f"{g['search']['game_sides']}")
     for name, part in [*report["by_source"].items(), *report["by_seeds"].items()]:
         print(f"  {name}: alone {100 * part['alone']['optimal_rate']:.1f}%, searching "
               f"{100 * part['search']['optimal_rate']:.1f}% of {part['alone']['positions']}")
@@ -131,7 +190,7 @@ def main() -> None:
         o = report["against"]
         print(f"  against {a.against}: alone {100 * o['alone']['optimal_rate']:.1f}%, "
               f"searching {100 * o['search']['optimal_rate']:.1f}%")
-        for name in ["alone", "search"]:
+        for name in ["alone", "search", "alone_result_kept", "search_result_kept"]:
             pr = o[f"paired_{name}"]
             print(f"  paired ({name}): only this network right {pr['only_new']}, only the other "
                   f"{pr['only_old']} (sign test p = {pr['p']:.3g})")

@@ -4,11 +4,15 @@ move considered, the database at the leaves), paired position by position, overa
 on the board.
 
     python experiments/midgame-labels/search_scale.py [--labels FILE ...] [--network PATH]
-        [--simulations N] [--c-scale X ...] [--c-visit X ...] [--considered K ...] [--json]
+        [--simulations N] [--c-scale X ...] [--c-visit X ...] [--considered K ...]
+        [--margin-weight W ...] [--json]
 
 Each value given is one setting (the others left at the checkpoint's); the Q transform of the
 Gumbel search is ``(c_visit + max visits) * c_scale * q``, so ``c_scale`` and ``c_visit`` both
-say how much the root's Q values outweigh the network's prior.
+say how much the root's Q values outweigh the network's prior; ``margin_weight`` W makes the
+search's utility ``(1 - W) * value + W * margin``. Each setting is also paired on the moves that
+keep the game-theoretic result (``result_kept``) and, on games.py's lines, on the game sides whose
+every move keeps it (``game_sides_kept``; score.py's measures).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, load, rate, sign_test
+from score import HERE, game_sides, load, rate, sign, sign_test
 
 BUCKETS = ((19, 24), (25, 30), (31, 36), (37, 48))
 
@@ -33,6 +37,7 @@ def main() -> None:
     ap.add_argument("--c-scale", type=float, nargs="*", default=[1.0, 3.0, 4.0, 6.0])
     ap.add_argument("--c-visit", type=float, nargs="*", default=[25.0, 100.0])
     ap.add_argument("--considered", type=int, nargs="*", default=[4])
+    ap.add_argument("--margin-weight", type=float, nargs="*", default=[])
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = load(a.labels)
@@ -40,22 +45,45 @@ def main() -> None:
         ap.error("no labelled positions")
     net = kalaha.Network.load(a.network)
     positions = [kalaha.Position(r["position"]) for r in rows]
-    optimal = [{int(k) for k, v in r["moves"].items() if v == r["value"]} for r in rows]
     seeds = np.array([r["board_seeds"] for r in rows])
+    games = all(r["source"] == "solver-games" for r in rows)
 
-    def hits(**kw) -> np.ndarray:
+    def hits(**kw) -> tuple[np.ndarray, np.ndarray]:
         act = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
                             endgame_db=True, **kw)["action"] + 1
-        return np.array([int(x) in o for x, o in zip(act, optimal)])
+        values = [r["moves"][str(int(x))] for x, r in zip(act, rows)]
+        return (np.array([v == r["value"] for v, r in zip(values, rows)]),
+                np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]))
 
-    base = hits()
+    def sides(kept: np.ndarray) -> dict[tuple[int, str], bool]:
+        out: dict[tuple[int, str], bool] = {}
+        for r, k in zip(rows, kept):
+            key = (r["i"] // 1000, r["position"].split()[-1])
+            out[key] = out.get(key, True) and bool(k)
+        return out
+
+    base, base_kept = hits()
     settings = ([{"c_scale": x} for x in a.c_scale] + [{"c_visit": x} for x in a.c_visit]
-                + [{"considered_actions": k} for k in a.considered])
+                + [{"considered_actions": k} for k in a.considered]
+                + [{"margin_weight": w} for w in a.margin_weight])
     report = {"network": a.network, "simulations": a.simulations, "positions": len(rows),
-              "checkpoint": rate(base), "settings": []}
+              "checkpoint": rate(base), "checkpoint_result_kept": rate(base_kept, "rate"),
+              "settings": []}
+    if games:
+        report["checkpoint_game_sides_kept"] = game_sides(rows, base_kept)
     for kw in settings:
-        h = hits(**kw)
-        row = {"setting": kw, **rate(h), "by_seeds": []}
+        h, kept = hits(**kw)
+        x, y = int((kept & ~base_kept).sum()), int((~kept & base_kept).sum())
+        row = {"setting": kw, **rate(h),
+               "result_kept": {**rate(kept, "rate"), "only_this": x, "only_checkpoint": y,
+                               "p": round(sign_test(x, y), 6)},
+               "by_seeds": []}
+        if games:
+            mine, theirs = sides(kept), sides(base_kept)
+            x = sum(mine[k] and not theirs[k] for k in mine)
+            y = sum(theirs[k] and not mine[k] for k in mine)
+            row["game_sides_kept"] = {**game_sides(rows, kept), "only_this": x,
+                                      "only_checkpoint": y, "p": round(sign_test(x, y), 6)}
         for lo, hi in [(0, 99), *BUCKETS]:
             m = (seeds >= lo) & (seeds <= hi)
             x, y = int((h & ~base & m).sum()), int((~h & base & m).sum())
@@ -73,7 +101,13 @@ def main() -> None:
     for row in report["settings"]:
         parts = [f"{e['seeds']}: {100 * e['this']:.2f} vs {100 * e['checkpoint']:.2f} "
                  f"({e['only_this']}/{e['only_checkpoint']}, p={e['p']:.2g})" for e in row["by_seeds"]]
-        print(row["setting"], " | ".join(parts))
+        k = row["result_kept"]
+        extra = (f"; game sides kept {100 * row['game_sides_kept']['rate']:.1f}% "
+                 f"({row['game_sides_kept']['only_this']}/{row['game_sides_kept']['only_checkpoint']})"
+                 if "game_sides_kept" in row else "")
+        print(row["setting"], " | ".join(parts),
+              f"| result kept {100 * k['rate']:.2f}% ({k['only_this']}/{k['only_checkpoint']}, "
+              f"p={k['p']:.2g}){extra}")
 
 
 if __name__ == "__main__":

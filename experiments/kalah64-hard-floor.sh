@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# experiments/kalah64-hard-floor: what decides the `hard` level's games against `solver`. Every
+# measurement is on midgame-labels/games.py's perfect-play lines (6 random moves, then perfect
+# play on both sides, every position outside the database solved), with score.py's result-keeping
+# measures: the share of moves that keep the game-theoretic result, and the share of game sides
+# whose every move keeps it (what the `hard` level would reach against `solver` from those openings).
+#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin (default all)
+# The networks step reads the runs of kalah64-teacher-scale (checkpoints/runs/, not in git: its
+# README gives the commands). The games against solver are kalaha eval series (the README's commands).
+# Writes experiments/kalah64-hard-floor/*.json. PYTHON names an interpreter with the kalaha package.
+set -euo pipefail
+cd "$(dirname "$0")/midgame-labels"
+PY=${PYTHON:-python3}
+out=../kalah64-hard-floor
+labels=labels-6x4-games-seed1.jsonl
+committed=../../checkpoints/kalah64
+score() { $PY score.py --labels $labels --json "$@"; }
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin)
+for step in "${steps[@]}"; do
+  case $step in
+    sims)     # the committed network's search with more simulations
+              for s in 16 64 256 1024; do score --network $committed --simulations $s > $out/committed-s$s.json; done ;;
+    networks) # the teacher-trained networks, paired with the committed one, at 64 and 1,024 simulations
+              for s in 64 1024; do
+                score --network ../kalah64-teacher-scale/network --against $committed --simulations $s > $out/candidate-s$s.json
+              done
+              score --network ../../checkpoints/runs/kalah64-teacher-scale-fifth --against $committed > $out/fifth900-s64.json
+              score --network ../../checkpoints/runs/kalah64-teacher-scale-within1 --against $committed > $out/within1-s64.json
+              score --network ../../checkpoints/runs/kalah64-teacher-scale-within1-more --against $committed > $out/within1more-s64.json ;;
+    ensemble) # the mean of two networks' outputs as the search's evaluator
+              $PY ensemble.py --networks $committed ../kalah64-teacher-scale/network --json > $out/ensemble-s64.json ;;
+    margin)   # the search's utility leaning on the value head, (1 - W) * value + W * margin, paired with W = 1
+              $PY search_scale.py --labels $labels --network $committed --c-scale --c-visit --considered \
+                --margin-weight 0.95 0.9 0.85 0.75 0.5 --json > $out/margin-games.json
+              $PY search_scale.py --network $committed --labels labels-6x4-seed1.jsonl \
+                --c-scale --c-visit --considered --margin-weight 0.9 --json > $out/margin-judge-like.json ;;
+    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble and margin, not '$step'" >&2; exit 2 ;;
+  esac
+done
