@@ -26,7 +26,8 @@ from score import HERE, game_sides, load, sign, sign_test
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--networks", nargs="+", required=True)
-    ap.add_argument("--labels", type=Path, nargs="*", default=[HERE / "labels-6x4-games-seed1.jsonl"])
+    ap.add_argument("--labels", type=Path, nargs="*",
+                    default=[HERE / "labels-6x4-games-seed1.jsonl"])
     ap.add_argument("--simulations", type=int, default=64)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

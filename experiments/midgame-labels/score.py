@@ -10,7 +10,7 @@ openings if its first result-changing move is what decides a game. ``search_resu
 counts the search's result-changing moves by (perfect play's value, the played move's value).
 
     python experiments/midgame-labels/score.py [--labels FILE ...] [--network PATH] [--simulations N]
-        [--split all|heldout|train] [--holdout K] [--against PATH] [--json]
+        [--split all|heldout|train] [--holdout K] [--against PATH] [--margin-weight W] [--json]
 
 ``--split heldout`` scores only the lines a training run with ``selfplay.label_file_holdout = K``
 never saw (index a multiple of K, default 5), ``--split train`` the others. ``--against`` scores
@@ -71,15 +71,20 @@ def sign_test(a: int, b: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def game_sides(rows: list[dict], kept: np.ndarray) -> dict:
-    """Share of (game, side to move) pairs of games.py's lines (``i`` = game * 1000 + ply) whose
-    every move keeps the result."""
+def sides_kept(rows: list[dict], kept: np.ndarray) -> dict[tuple[int, str], bool]:
+    """Whether every move of each (game, side to move) pair of games.py's lines (``i`` = game *
+    1000 + ply) keeps the result."""
     sides: dict[tuple[int, str], bool] = {}
     for r, k in zip(rows, kept):
         key = (r["i"] // 1000, r["position"].split()[-1])
         sides[key] = sides.get(key, True) and bool(k)
-    n = len(sides)
-    return {"rate": round(sum(sides.values()) / n, 4), "game_sides": n}
+    return sides
+
+
+def game_sides(rows: list[dict], kept: np.ndarray) -> dict:
+    """Share of games.py's (game, side to move) pairs whose every move keeps the result."""
+    sides = sides_kept(rows, kept)
+    return {"rate": round(sum(sides.values()) / len(sides), 4), "game_sides": len(sides)}
 
 
 def sign(x: int) -> int:
@@ -132,7 +137,8 @@ def main() -> None:
     report = {"network": a.network, "positions": len(rows), "simulations": a.simulations,
               "margin_weight": a.margin_weight, "split": a.split, "holdout": a.holdout,
               "alone": rate(hit_alone), "search": rate(hit_search),
-              "alone_result_kept": rate(kept_alone, "rate"), "search_result_kept": rate(kept_search, "rate"),
+              "alone_result_kept": rate(kept_alone, "rate"),
+              "search_result_kept": rate(kept_search, "rate"),
               "by_source": {}, "by_seeds": {}}
     if a.against:
         (other_alone, other_kept_alone, _), (other_search, other_kept_search, _) = score(
@@ -166,7 +172,8 @@ def main() -> None:
         report["by_source"][src] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx])}
     for lo, hi in [(19, 24), (25, 30), (31, 36), (37, 48)]:
         idx = np.array([lo <= r["board_seeds"] <= hi for r in rows])
-        report["by_seeds"][f"{lo}-{hi}"] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx]),
+        report["by_seeds"][f"{lo}-{hi}"] = {"alone": rate(hit_alone[idx]),
+                                            "search": rate(hit_search[idx]),
                                             "search_result_kept": rate(kept_search[idx], "rate")}
     if a.json:
         print(json.dumps(report, indent=1))

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, game_sides, load, rate, sign, sign_test
+from score import HERE, game_sides, load, rate, sides_kept, sign, sign_test
 
 BUCKETS = ((19, 24), (25, 30), (31, 36), (37, 48))
 
@@ -55,13 +55,6 @@ def main() -> None:
         return (np.array([v == r["value"] for v, r in zip(values, rows)]),
                 np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]))
 
-    def sides(kept: np.ndarray) -> dict[tuple[int, str], bool]:
-        out: dict[tuple[int, str], bool] = {}
-        for r, k in zip(rows, kept):
-            key = (r["i"] // 1000, r["position"].split()[-1])
-            out[key] = out.get(key, True) and bool(k)
-        return out
-
     base, base_kept = hits()
     settings = ([{"c_scale": x} for x in a.c_scale] + [{"c_visit": x} for x in a.c_visit]
                 + [{"considered_actions": k} for k in a.considered]
@@ -79,7 +72,7 @@ def main() -> None:
                                "p": round(sign_test(x, y), 6)},
                "by_seeds": []}
         if games:
-            mine, theirs = sides(kept), sides(base_kept)
+            mine, theirs = sides_kept(rows, kept), sides_kept(rows, base_kept)
             x = sum(mine[k] and not theirs[k] for k in mine)
             y = sum(theirs[k] and not mine[k] for k in mine)
             row["game_sides_kept"] = {**game_sides(rows, kept), "only_this": x,

@@ -88,9 +88,10 @@ def main() -> None:
     print(f"{len(rows)} exactly labelled positions, {a.network} at {a.simulations} simulations; "
           f"perfect play has {report['exact_mean_optimal_moves']} optimal moves on average")
     for d, s in report["sets"].items():
-        print(f"  within {d}: {s['mean_size']:.2f} moves, only optimal {100 * s['only_optimal']:.1f}%,"
-              f" an optimal one {100 * s['some_optimal']:.1f}%, moves optimal "
-              f"{100 * s['moves_optimal']:.1f}%")
+        print(f"  within {d}: {s['mean_size']:.2f} moves, "
+              f"only optimal {100 * s['only_optimal']:.1f}%, "
+              f"an optimal one {100 * s['some_optimal']:.1f}%, "
+              f"moves optimal {100 * s['moves_optimal']:.1f}%")
 
 
 if __name__ == "__main__":
