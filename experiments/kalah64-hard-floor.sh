@@ -4,7 +4,7 @@
 # play on both sides, every position outside the database solved), with score.py's result-keeping
 # measures: the share of moves that keep the game-theoretic result, and the share of game sides
 # whose every move keeps it (what the `hard` level would reach against `solver` from those openings).
-#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin (default all)
+#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss (default all)
 # The networks step reads the runs of kalah64-teacher-scale (checkpoints/runs/, not in git: its
 # README gives the commands). The games against solver are kalaha eval series (the README's commands).
 # Writes experiments/kalah64-hard-floor/*.json. PYTHON names an interpreter with the kalaha package.
@@ -16,7 +16,7 @@ labels=labels-6x4-games-seed1.jsonl
 committed=../../checkpoints/kalah64
 score() { $PY score.py --labels $labels --json "$@"; }
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin)
+[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss)
 for step in "${steps[@]}"; do
   case $step in
     sims)     # the committed network's search with more simulations
@@ -35,6 +35,10 @@ for step in "${steps[@]}"; do
                 --margin-weight 0.95 0.9 0.85 0.75 0.5 --json > $out/margin-games.json
               $PY search_scale.py --network $committed --labels labels-6x4-seed1.jsonl \
                 --c-scale --c-visit --considered --margin-weight 0.9 --json > $out/margin-judge-like.json ;;
-    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble and margin, not '$step'" >&2; exit 2 ;;
+    margin-loss) # the set-valued scratch run with optim.margin_weight 32, paired with the weight-8 run
+              m32=../../checkpoints/runs/kalah64-teacher-scale-within1-m32 w8=../../checkpoints/runs/kalah64-teacher-scale-within1
+              score --network $m32 --against $w8 > $out/m32-vs-within1-s64.json
+              $PY values.py --networks $w8 $m32 --labels $labels --json > $out/values-m32-vs-within1.json ;;
+    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin and margin-loss, not '$step'" >&2; exit 2 ;;
   esac
 done
