@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, game_sides, load, sign, sign_test
+from score import HERE, game_sides, judged, load, sign_test
 
 
 def main() -> None:
@@ -54,9 +54,7 @@ def main() -> None:
     def hits(evaluator) -> tuple[np.ndarray, np.ndarray]:
         act = kalaha.search(positions, evaluator, simulations=a.simulations, temperature=0.0,
                             endgame_db=True, **settings)["action"] + 1
-        values = [r["moves"][str(int(x))] for x, r in zip(act, rows)]
-        return (np.array([v == r["value"] for v, r in zip(values, rows)]),
-                np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]))
+        return judged(act, rows)[:2]
 
     first, ens = hits(nets[0]), hits(mean)
     games = all(r["source"] == "solver-games" for r in rows)

@@ -91,6 +91,14 @@ def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
+def judged(moves, rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(optimal, result kept, the move's value) of each played move (pit numbers, from 1)."""
+    values = [r["moves"][str(int(x))] for x, r in zip(moves, rows)]
+    return (np.array([v == r["value"] for v, r in zip(values, rows)]),
+            np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]),
+            np.array(values))
+
+
 def score(net, positions, rows, simulations, **search):
     """(optimal, result kept, value of the move played) of the network alone and of its search,
     one per position."""
@@ -100,14 +108,7 @@ def score(net, positions, rows, simulations, **search):
     alone = pick(net(list(positions), mask), mask) + 1
     searched = kalaha.search(positions, net, simulations=simulations, temperature=0.0,
                              endgame_db=True, **search)["action"] + 1
-
-    def hits(moves):
-        values = [r["moves"][str(int(x))] for x, r in zip(moves, rows)]
-        return (np.array([v == r["value"] for v, r in zip(values, rows)]),
-                np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]),
-                np.array(values))
-
-    return hits(alone), hits(searched)
+    return judged(alone, rows), judged(searched, rows)
 
 
 def main() -> None:

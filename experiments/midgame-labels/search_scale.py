@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, game_sides, load, rate, sides_kept, sign, sign_test
+from score import HERE, game_sides, judged, load, rate, sides_kept, sign_test
 
 BUCKETS = ((19, 24), (25, 30), (31, 36), (37, 48))
 
@@ -51,9 +51,7 @@ def main() -> None:
     def hits(**kw) -> tuple[np.ndarray, np.ndarray]:
         act = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
                             endgame_db=True, **kw)["action"] + 1
-        values = [r["moves"][str(int(x))] for x, r in zip(act, rows)]
-        return (np.array([v == r["value"] for v, r in zip(values, rows)]),
-                np.array([sign(v) == sign(r["value"]) for v, r in zip(values, rows)]))
+        return judged(act, rows)[:2]
 
     base, base_kept = hits()
     settings = ([{"c_scale": x} for x in a.c_scale] + [{"c_visit": x} for x in a.c_visit]
