@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, game_sides, judged, load, sign_test
+from score import HERE, game_sides, judged, load, perfect_play, sign_test
 
 
 def main() -> None:
@@ -41,8 +41,7 @@ def main() -> None:
     except (OSError, ValueError) as e:
         ap.error(f"a network did not load: {e}")
     positions = [kalaha.Position(r["position"]) for r in rows]
-    cfg = json.loads(Path(nets[0].path, "meta.json").read_text())["config"]["search"] \
-        if Path(nets[0].path, "meta.json").exists() else {}
+    cfg = nets[0].card["config"]["search"]
     settings = {k: cfg[k] for k in ("c_visit", "c_scale", "margin_weight", "considered_actions")
                 if k in cfg}
 
@@ -57,7 +56,7 @@ def main() -> None:
         return judged(act, rows)[:2]
 
     first, ens = hits(nets[0]), hits(mean)
-    games = all(r["source"] == "solver-games" for r in rows)
+    games = perfect_play(rows)
     report = {"networks": a.networks, "simulations": a.simulations, "positions": len(rows),
               "settings": settings}
     for name, (opt, kept) in [("first", first), ("ensemble", ens)]:

@@ -71,6 +71,11 @@ def sign_test(a: int, b: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def perfect_play(rows: list[dict]) -> bool:
+    """Whether every row comes from games.py's perfect-play lines, where game sides are defined."""
+    return all(r["source"] == "solver-games" for r in rows)
+
+
 def sides_kept(rows: list[dict], kept: np.ndarray) -> dict[tuple[int, str], bool]:
     """Whether every move of each (game, side to move) pair of games.py's lines (``i`` = game *
     1000 + ply) keeps the result."""
@@ -162,7 +167,7 @@ def main() -> None:
     report["search_result_changes"] = [
         {"value": v, "move": m, "positions": n}
         for (v, m), n in sorted(changes.items(), key=lambda x: (-x[1], x[0]))]
-    if all(r["source"] == "solver-games" for r in rows):
+    if perfect_play(rows):
         report["game_sides_kept"] = {"alone": game_sides(rows, kept_alone),
                                      "search": game_sides(rows, kept_search)}
         if a.against:

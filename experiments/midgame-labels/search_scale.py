@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, game_sides, judged, load, rate, sides_kept, sign_test
+from score import HERE, game_sides, judged, load, perfect_play, rate, sides_kept, sign_test
 
 BUCKETS = ((19, 24), (25, 30), (31, 36), (37, 48))
 
@@ -46,7 +46,7 @@ def main() -> None:
     net = kalaha.Network.load(a.network)
     positions = [kalaha.Position(r["position"]) for r in rows]
     seeds = np.array([r["board_seeds"] for r in rows])
-    games = all(r["source"] == "solver-games" for r in rows)
+    games = perfect_play(rows)
 
     def hits(**kw) -> tuple[np.ndarray, np.ndarray]:
         act = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
@@ -93,9 +93,9 @@ def main() -> None:
         parts = [f"{e['seeds']}: {100 * e['this']:.2f} vs {100 * e['checkpoint']:.2f} "
                  f"({e['only_this']}/{e['only_checkpoint']}, p={e['p']:.2g})" for e in row["by_seeds"]]
         k = row["result_kept"]
-        extra = (f"; game sides kept {100 * row['game_sides_kept']['rate']:.1f}% "
-                 f"({row['game_sides_kept']['only_this']}/{row['game_sides_kept']['only_checkpoint']})"
-                 if "game_sides_kept" in row else "")
+        g = row.get("game_sides_kept")
+        extra = (f"; game sides kept {100 * g['rate']:.1f}% "
+                 f"({g['only_this']}/{g['only_checkpoint']})" if g else "")
         print(row["setting"], " | ".join(parts),
               f"| result kept {100 * k['rate']:.2f}% ({k['only_this']}/{k['only_checkpoint']}, "
               f"p={k['p']:.2g}){extra}")

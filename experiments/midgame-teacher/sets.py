@@ -71,7 +71,7 @@ def main() -> None:
                 s = {int(act)}
             elif d == "clip1":
                 v = round(best)
-                s = {b for b in seeds if b == act or min(round(seeds[b]), v - 1) >= v - 1}
+                s = {b for b in seeds if b == act or round(seeds[b]) >= v - 1}
             else:
                 s = {b for b in seeds if b == act or seeds[b] >= best - float(d)}
             size += len(s)
