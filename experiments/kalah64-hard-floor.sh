@@ -4,7 +4,7 @@
 # play on both sides, every position outside the database solved), with score.py's result-keeping
 # measures: the share of moves that keep the game-theoretic result, and the share of game sides
 # whose every move keeps it (what the `hard` level would reach against `solver` from those openings).
-#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss (default all)
+#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins (default all)
 # The networks step reads the runs of kalah64-teacher-scale (checkpoints/runs/, not in git: its
 # README gives the commands). The games against solver are kalaha eval series (the README's commands).
 # Writes experiments/kalah64-hard-floor/*.json. PYTHON names an interpreter with the kalaha package.
@@ -16,7 +16,7 @@ labels=labels-6x4-games-seed1.jsonl
 committed=../../checkpoints/kalah64
 score() { $PY score.py --labels $labels --json "$@"; }
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss)
+[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins)
 for step in "${steps[@]}"; do
   case $step in
     sims)     # the committed network's search with more simulations
@@ -39,6 +39,12 @@ for step in "${steps[@]}"; do
               m32=../../checkpoints/runs/kalah64-teacher-scale-within1-m32 w8=../../checkpoints/runs/kalah64-teacher-scale-within1
               score --network $m32 --against $w8 > $out/m32-vs-within1-s64.json
               $PY values.py --networks $w8 $m32 --labels $labels --json > $out/values-m32-vs-within1.json ;;
-    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin and margin-loss, not '$step'" >&2; exit 2 ;;
+    bins)     # the set-valued scratch run with a margin distribution (network.margin_bins), paired with
+              # the run of value and margin outputs, at the checkpoints' W = 1 and at the hard level's 0.9
+              bins=../../checkpoints/runs/kalah64-teacher-scale-within1-bins w8=../../checkpoints/runs/kalah64-teacher-scale-within1
+              score --network $bins --against $w8 > $out/bins-vs-within1-s64.json
+              score --network $bins --against $w8 --margin-weight 0.9 > $out/bins-vs-within1-s64-w0.9.json
+              $PY values.py --networks $w8 $bins --labels $labels --json > $out/values-bins-vs-within1.json ;;
+    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss and bins, not '$step'" >&2; exit 2 ;;
   esac
 done

@@ -640,6 +640,46 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         &["judge", "--network", &kalah64, "--prove"],
         "--simulations",
     );
+    // The search's utility: weight 1 is the checkpoint's own, weight 0 (the value head alone)
+    // searches to other moves on the same set.
+    let weighted = |w: &str| {
+        json(&[
+            "judge",
+            "--network",
+            &kalah64,
+            "--simulations",
+            "8",
+            "--margin-weight",
+            w,
+            "--cache",
+            &cache,
+            "--json",
+        ])
+    };
+    let (one, zero) = (weighted("1"), weighted("0"));
+    assert_eq!(
+        (&one["margin_weight"], &zero["margin_weight"]),
+        (&1.0.into(), &0.0.into())
+    );
+    assert_eq!(one["optimal_rate"], searched["optimal_rate"]);
+    assert_eq!(one["mean_loss"], searched["mean_loss"]);
+    assert_ne!(zero["mean_loss"], searched["mean_loss"]);
+    refused(
+        &["judge", "--network", &kalah64, "--margin-weight", "0.9"],
+        "--simulations",
+    );
+    refused(
+        &[
+            "judge",
+            "--network",
+            &kalah64,
+            "--simulations",
+            "8",
+            "--margin-weight",
+            "1.5",
+        ],
+        "--margin-weight must be a number from 0 to 1",
+    );
     refused(
         &[
             "judge",

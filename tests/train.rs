@@ -306,6 +306,42 @@ fn a_run_that_resplits_its_stores_resumes_exactly_and_learns_otherwise() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A network of margin bins trains, resumes exactly, records its bins and plays; bins that are
+/// not one a final margin are refused, naming the key.
+#[test]
+fn a_run_with_margin_bins_resumes_exactly_and_plays() {
+    let dir = stopped_and_resumed("resume-bins", &["network.margin_bins=49"]);
+    let ck = dir.join("checkpoints/halves");
+    let card = kalaha::nn::model::load_card(&ck).unwrap();
+    assert_eq!(card.network.margin_bins, 49);
+    let (_, values, margins) = outputs(&ck);
+    assert!(values.iter().chain(&margins).all(|x| x.abs() <= 1.0));
+    let spec = format!("policy:{}:8", ck.display());
+    ok(&kalaha(
+        &dir,
+        &[
+            "match", "--south", &spec, "--north", "greedy", "--games", "2",
+        ],
+    ));
+    let out = kalaha(
+        &dir,
+        &[
+            "train",
+            "--config",
+            &config(),
+            "--set",
+            "network.margin_bins=48",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("network.margin_bins") && err.contains("49"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The overrides of a 4-iteration run `name` of the smoke config under `dir`, no evaluation,
 /// then `extra`.
 fn four_iterations(dir: &Path, name: &str, extra: &[&str]) -> Vec<String> {

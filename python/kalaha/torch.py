@@ -5,7 +5,8 @@ checkpoint folder or of an ``.npz`` written by ``export``) is a ``torch.nn.Modul
 Rust network's weights. It reads the environment's observations (float32 ``[B, 2m + 4]``), builds
 the network's one-hot input from them exactly as the Rust encoder does, and returns ``(logits,
 value, margin)``: policy logits ``[B, m + 1]`` (mask illegal actions yourself), the expected
-result and the expected final margin divided by all seeds, each ``[B]`` in [-1, 1]. Within 1e-4 of
+result and the expected final margin divided by all seeds, each ``[B]`` in [-1, 1] (a network of
+margin bins reads both from its distribution over final margins, ``margin_distribution``). Within 1e-4 of
 the Rust network (tested; float32 sums in another order). Fine-tune it, or use it as the evaluator of ``kalaha.search``.
 
 ``export(network, path)`` writes the weights and the shape as one ``.npz`` (numpy only, no torch).
@@ -37,6 +38,7 @@ def _shape(net: Network) -> dict:
         "layers": net.layers,
         "activation": net.activation,
         "moves": net.has_moves,
+        "margin_bins": net.margin_bins,
     }
 
 
@@ -57,7 +59,8 @@ def export(network: Network, path: Union[str, Path]) -> Path:
 class TorchNetwork(nn.Module):
     """A kalaha network (plain or residual MLP) as a PyTorch module; see the module text."""
 
-    def __init__(self, pits: int, seeds: int, input: str, block: str, hidden: int, layers: int, activation: str, moves: bool):
+    def __init__(self, pits: int, seeds: int, input: str, block: str, hidden: int, layers: int, activation: str, moves: bool,
+                 margin_bins: int = 0):
         super().__init__()
         if block not in ("plain", "residual"):
             raise ValueError(f"a {block} network has no PyTorch form here (plain and residual do)")
@@ -85,7 +88,15 @@ class TorchNetwork(nn.Module):
             width = hidden
         self.trunk = nn.ModuleList(trunk)
         self.policy = nn.Linear(width, pits + 1)
-        self.value = nn.Linear(width, 2)
+        if margin_bins < 0 or (margin_bins and margin_bins % 2 == 0):
+            raise ValueError(f"margin_bins must be 0 or odd, not {margin_bins}")
+        self.margin_bins = margin_bins
+        # A margin distribution: bin i is the final margin (2i / (bins - 1) - 1) * all seeds.
+        self.value = nn.Linear(width, margin_bins or 2)
+        if margin_bins:
+            i = torch.arange(margin_bins, dtype=torch.float32)
+            self.register_buffer("centres", 2.0 * i / (margin_bins - 1) - 1.0, persistent=False)
+            self.register_buffer("signs", torch.sign(i - margin_bins // 2), persistent=False)
         self.moves = nn.Linear(width, pits + 1) if moves else None
 
     @classmethod
@@ -135,8 +146,18 @@ class TorchNetwork(nn.Module):
     def forward(self, obs: torch.Tensor):
         """``(logits [B, m + 1], value [B], margin [B])`` of observations ``[B, 2m + 4]``."""
         h = self.trunk_forward(self.encode(obs))
+        if self.margin_bins:
+            p = torch.softmax(self.value(h), dim=1)
+            return self.policy(h), (p @ self.signs).clamp(-1.0, 1.0), (p @ self.centres).clamp(-1.0, 1.0)
         heads = torch.tanh(self.value(h))
         return self.policy(h), heads[:, 0], heads[:, 1]
+
+    def margin_distribution(self, obs: torch.Tensor) -> torch.Tensor:
+        """The chances of the final margins ``[B, margin_bins]`` (bin i: ``(2i / (bins - 1) - 1)``
+        times all seeds), for a network of margin bins."""
+        if not self.margin_bins:
+            raise ValueError("this network has value and margin outputs, no margin distribution")
+        return torch.softmax(self.value(self.trunk_forward(self.encode(obs))), dim=1)
 
     def lost(self, obs: torch.Tensor) -> torch.Tensor:
         """The move head: each action's predicted seeds lost against the best move ``[B, m + 1]``."""

@@ -193,6 +193,13 @@ impl PyNetwork {
         self.model.net.has_moves()
     }
 
+    /// Bins of its margin distribution (0: a network of value and margin outputs); the value is
+    /// then the chance of a win less that of a loss and the margin the distribution's mean.
+    #[getter]
+    fn margin_bins(&self) -> usize {
+        self.model.card.network.margin_bins
+    }
+
     /// The one-hot features the network reads, `[B, input_dim]`, from observations or positions.
     fn encode<'py>(
         &self,

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -208,6 +209,33 @@ def test_torch_export_matches_the_rust_network(net, judge_set, tmp_path):
     module = TorchNetwork.from_network(net)
     agent = lambda o, m: module(torch.from_numpy(o))[0].detach().numpy()  # noqa: E731
     assert kalaha.judge(agent)["optimal_rate"] == kalaha.judge(net)["optimal_rate"]
+
+
+def test_torch_reads_a_network_of_margin_bins(judge_set, tmp_path):
+    """A network with a margin distribution (network.margin_bins) in PyTorch: value and margin
+    as the Rust network reads them, the distribution's chances summing to one."""
+    torch = pytest.importorskip("torch")
+    from kalaha.torch import TorchNetwork, export
+
+    smoke = Path(__file__).resolve().parents[2] / "configs" / "smoke.toml"
+    sets = [f'run.checkpoint_dir="{tmp_path}"', 'run.name="bins"', "network.margin_bins=49",
+            "eval.every=0", "eval.solver_positions=0", f'run.experiment_dir="{tmp_path}"']
+    learner = kalaha._kalaha.Learner(kalaha._kalaha.train_config(str(smoke), sets))
+    learner.finish()
+    net = kalaha.Network.load(str(tmp_path / "bins"))
+    assert net.margin_bins == 49
+    obs = judge_set.obs()[:200]
+    want = net.forward(obs)
+    for module in [TorchNetwork.from_network(net), TorchNetwork.load(export(net, tmp_path / "bins.npz"))]:
+        with torch.no_grad():
+            logits, value, margin = module(torch.from_numpy(obs))
+            p = module.margin_distribution(torch.from_numpy(obs))
+        assert np.allclose(logits.numpy(), want["logits"], rtol=1e-5, atol=1e-4)
+        assert np.allclose(value.numpy(), want["value"], rtol=1e-5, atol=1e-5)
+        assert np.allclose(margin.numpy(), want["margin"], rtol=1e-5, atol=1e-5)
+        assert p.shape == (200, 49) and np.allclose(p.sum(dim=1).numpy(), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="no margin distribution"):
+        TorchNetwork.from_network(kalaha.Network.load("auto")).margin_distribution(torch.from_numpy(obs))
 
 
 def test_policy_auto_from_another_folder(tmp_path):

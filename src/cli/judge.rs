@@ -54,6 +54,10 @@ pub struct JudgeArgs {
     /// `policy:` bot), for both networks.
     #[arg(long, requires = "simulations")]
     prove: bool,
+    /// With `--simulations`: the search's utility `(1 - W) * value + W * margin` (`:margin=W` of a
+    /// `policy:` bot; the `hard` level's is 0.9), for both networks. Default: the checkpoint's.
+    #[arg(long, value_name = "W", requires = "simulations")]
+    margin_weight: Option<f64>,
     /// Also score the network alone on the two held-out sets inside the endgame database (drawn
     /// as training draws and as the judge draws; built once into the solver's cache), with
     /// `--against` paired on them too (`heldout` in the JSON).
@@ -113,6 +117,7 @@ fn choices(
     model: &model::Model,
     sims: Option<u32>,
     prove: bool,
+    margin: Option<f64>,
     mix: Option<f32>,
 ) -> Vec<usize> {
     let mut ev = evaluator(model, mix);
@@ -121,7 +126,7 @@ fn choices(
         Some(n) => {
             let options = SearchOptions {
                 prove: prove.then_some(true),
-                ..SearchOptions::default()
+                margin: margin.map(|w| w as f32),
             };
             let cfg = search_config(model, Some(n), options);
             set.picks_with(|positions| {
@@ -138,6 +143,9 @@ fn choices(
 pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     if a.time_limit.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
         anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
+    }
+    if a.margin_weight.is_some_and(|w| !(0.0..=1.0).contains(&w)) {
+        anyhow::bail!("--margin-weight must be a number from 0 to 1");
     }
     if a.moves_mix.is_some_and(|w| !(0.0..=100.0).contains(&w)) {
         anyhow::bail!("--moves-mix must be a number from 0 to 100");
@@ -177,7 +185,14 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         );
     }
     let set = JudgeSet::load_or_build(&rules, positions, a.seed, &a.cache, limit)?;
-    let picks = choices(&set, &m, a.simulations, a.prove, a.moves_mix);
+    let picks = choices(
+        &set,
+        &m,
+        a.simulations,
+        a.prove,
+        a.margin_weight,
+        a.moves_mix,
+    );
     let score = set.score_picks(&picks)?;
     if let Some(file) = &a.misses {
         let text = serde_json::to_string_pretty(&set.misses(&picks)?)?;
@@ -187,7 +202,14 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     let against = other
         .as_ref()
         .map(|(o, other)| -> anyhow::Result<_> {
-            let theirs = choices(&set, other, a.simulations, a.prove, a.moves_mix);
+            let theirs = choices(
+                &set,
+                other,
+                a.simulations,
+                a.prove,
+                a.margin_weight,
+                a.moves_mix,
+            );
             Ok((
                 o.clone(),
                 set.score_picks(&theirs)?,
@@ -225,6 +247,9 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         if let Some(n) = a.simulations {
             v["simulations"] = n.into();
             v["prove"] = a.prove.into();
+            if let Some(w) = a.margin_weight {
+                v["margin_weight"] = w.into();
+            }
         }
         if let Some((o, theirs, paired)) = &against {
             v["against"] = serde_json::json!({
@@ -258,12 +283,16 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         return emit_json(&v);
     }
     let pct = |r: f64| 100.0 * r;
-    let how = a
-        .simulations
-        .map_or("alone".to_string(), |n| match a.prove {
+    let how = a.simulations.map_or("alone".to_string(), |n| {
+        let how = match a.prove {
             true => format!("with {n} simulations of a proving search"),
             false => format!("with {n} simulations"),
-        });
+        };
+        match a.margin_weight {
+            Some(w) => format!("{how} (margin weight {w:.2})"),
+            None => how,
+        }
+    });
     let mut s = format!(
         "{path}: {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
         pct(score.optimal_rate),

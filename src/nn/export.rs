@@ -191,7 +191,9 @@ impl Net {
     /// heads. A plain network computes `h = act(trunk.i(h))` layer by layer; a residual one `h =
     /// trunk.0(x)`, then for each block `b` `h += trunk.{2b+2}(act(trunk.{2b+1}(norms.b(h))))`,
     /// then `h = act(norms.last(h))`. Heads: logits `policy(h)`, `tanh(value(h))` = (value,
-    /// margin), move head `moves(h)`. Transformer networks are not exported.
+    /// margin) or, with margin bins, `softmax(value(h))` over the bins (value: the chances above
+    /// the middle bin less those below; margin: the mean of the bins' margins), move head
+    /// `moves(h)`. Transformer networks are not exported.
     pub fn named_weights(&self) -> anyhow::Result<Vec<NamedArray>> {
         if self.board.is_some() {
             bail!("a transformer network cannot be exported (plain and residual networks can)");
@@ -350,6 +352,7 @@ mod tests {
                 input: Input::Onehot,
                 block,
                 moves: true,
+                margin_bins: 0,
             };
             let net = Net::new(&cfg, 6, &device);
             let w = net.named_weights().unwrap();
@@ -423,6 +426,7 @@ mod tests {
                 input: Input::Onehot,
                 block: Block::Transformer,
                 moves: false,
+                margin_bins: 0,
             },
             6,
             &device,

@@ -6,7 +6,8 @@
 //! ([`crate::env::obs::encode_onehot`]). Outputs: `m + 1` policy logits (pit `p` at index `p - 1`,
 //! swap at `m`; the caller masks illegal moves), a value in [-1, 1] (the expected result for the
 //! player to move) and a margin in [-1, 1] (the expected final margin for the player to move,
-//! divided by all seeds).
+//! divided by all seeds): two tanh outputs, or, with [`NetConfig::margin_bins`], both read from a
+//! distribution over the final margins.
 
 pub mod batch;
 pub mod export;
@@ -207,6 +208,18 @@ pub struct NetConfig {
     /// when absent), trained from exact move values; players weigh it [`MOVES_MIX`].
     #[serde(default)]
     pub moves: bool,
+    /// A margin distribution in place of the value and margin outputs (optional; none when absent
+    /// or 0): this many bins (odd), bin `i` the final margin `(2i / (bins - 1) - 1)` × all seeds,
+    /// so all seeds + 1 bins give one bin to every margin a game can end with. The value is then
+    /// the chance of a win less that of a loss and the margin the distribution's mean; training
+    /// fits the bins by cross-entropy.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub margin_bins: usize,
+}
+
+/// Whether a count is 0 (a field serde leaves out).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]
@@ -220,6 +233,7 @@ impl NetConfig {
             input: Input::Onehot,
             block: Block::Plain,
             moves: true,
+            margin_bins: 0,
         }
     }
 }
@@ -240,7 +254,8 @@ pub struct Net {
     norms: Vec<LayerNorm>,
     /// `m + 1` logits; for [`Block::Transformer`] one logit per token.
     policy: Linear,
-    /// Two outputs: value and margin, each through tanh.
+    /// Two outputs, value and margin, each through tanh; or the logits of
+    /// [`NetConfig::margin_bins`] bins of final margins.
     value: Linear,
     /// Every action's seeds lost against the best move (`m + 1` outputs; one per token for
     /// [`Block::Transformer`]), if the network has a move head.
@@ -251,6 +266,9 @@ pub struct Net {
     activation: Activation,
     #[module(skip)]
     input: Input,
+    /// Bins of the margin distribution (0: tanh value and margin).
+    #[module(skip)]
+    margin_bins: usize,
 }
 
 /// What one forward pass gives.
@@ -263,6 +281,40 @@ pub struct NetOutput {
     pub margin: Tensor<2>,
     /// `[batch, m + 1]` each action's predicted seeds lost against the best move (move head).
     pub lost: Option<Tensor<2>>,
+    /// `[batch, bins]` raw logits of the final margin's distribution
+    /// ([`NetConfig::margin_bins`]), if the network has one.
+    pub margin_logits: Option<Tensor<2>>,
+}
+
+/// Outputs of the value head of a network of shape `cfg`: its margin bins, or value and margin.
+fn value_outputs_of(cfg: &NetConfig) -> usize {
+    match cfg.margin_bins {
+        0 => 2,
+        bins => bins,
+    }
+}
+
+/// The value, the margin and (with bins) the margin distribution's logits that a value head's
+/// raw outputs `out` give.
+fn value_outputs(out: Tensor<2>, bins: usize) -> (Tensor<2>, Tensor<2>, Option<Tensor<2>>) {
+    if bins == 0 {
+        let heads = activation::tanh(out);
+        return (heads.clone().narrow(1, 0, 1), heads.narrow(1, 1, 1), None);
+    }
+    let device = out.device();
+    let row = |f: &dyn Fn(usize) -> f32| {
+        Tensor::<1>::from_data(TensorData::new((0..bins).map(f).collect(), [bins]), &device)
+            .reshape([1, bins])
+    };
+    let last = (bins - 1) as f32;
+    let centres = row(&|i| 2.0 * i as f32 / last - 1.0);
+    let centre = bins / 2;
+    let signs = row(&|i| (i as i64 - centre as i64).signum() as f32);
+    let p = activation::softmax(out.clone(), 1);
+    // Clamped: sums of chances may pass 1 by a rounding.
+    let margin = (p.clone() * centres).sum_dim(1).clamp(-1.0, 1.0);
+    let value = (p * signs).sum_dim(1).clamp(-1.0, 1.0);
+    (value, margin, Some(out))
 }
 
 impl Net {
@@ -301,13 +353,14 @@ impl Net {
             trunk,
             norms,
             policy: LinearConfig::new(width, outputs).init(device),
-            value: LinearConfig::new(width, 2).init(device),
+            value: LinearConfig::new(width, value_outputs_of(cfg)).init(device),
             moves: cfg
                 .moves
                 .then(|| LinearConfig::new(width, outputs).init(device)),
             board,
             activation: cfg.activation,
             input: cfg.input,
+            margin_bins: cfg.margin_bins,
         }
     }
 
@@ -364,12 +417,14 @@ impl Net {
             };
             let logits = per_token(&self.policy);
             let lost = self.moves.as_ref().map(per_token);
-            let heads = activation::tanh(self.value.forward(whole));
+            let (value, margin, margin_logits) =
+                value_outputs(self.value.forward(whole), self.margin_bins);
             return NetOutput {
                 logits,
-                value: heads.clone().narrow(1, 0, 1),
-                margin: heads.narrow(1, 1, 1),
+                value,
+                margin,
                 lost,
+                margin_logits,
             };
         }
         let mut h = x;
@@ -387,12 +442,13 @@ impl Net {
         }
         let logits = self.policy.forward(h.clone());
         let lost = self.moves.as_ref().map(|head| head.forward(h.clone()));
-        let heads = activation::tanh(self.value.forward(h));
+        let (value, margin, margin_logits) = value_outputs(self.value.forward(h), self.margin_bins);
         NetOutput {
             logits,
-            value: heads.clone().narrow(1, 0, 1),
-            margin: heads.narrow(1, 1, 1),
+            value,
+            margin,
             lost,
+            margin_logits,
         }
     }
 
@@ -525,6 +581,7 @@ mod tests {
             input: Input::Onehot,
             block,
             moves: true,
+            margin_bins: 0,
         }
     }
 
@@ -543,6 +600,55 @@ mod tests {
             let x = Input::Onehot.batch(&pos, &device);
             let lost = ev.net().forward(x).lost.expect("a move head");
             assert_eq!(lost.dims(), [5, 7], "{block:?}");
+        }
+    }
+
+    /// With margin bins, the value is the chance of a win less that of a loss and the margin the
+    /// distribution's mean: all weight on the draw bin reads 0 and 0, on the next bin up a win by
+    /// one margin step, and half on each a half win.
+    #[test]
+    fn a_margin_distribution_gives_the_value_and_the_margin() {
+        let device = Device::flex();
+        let bins = 49;
+        let row = |hot: &[(usize, f32)]| {
+            let mut v = vec![-1e4f32; bins];
+            for &(i, p) in hot {
+                v[i] = p.ln();
+            }
+            v
+        };
+        let rows = [
+            row(&[(24, 1.0)]),
+            row(&[(25, 1.0)]),
+            row(&[(24, 0.5), (25, 0.5)]),
+            row(&[(0, 1.0)]),
+        ];
+        let x = Tensor::<2>::from_data(TensorData::new(rows.concat(), [4, bins]), &device);
+        let (value, margin, logits) = value_outputs(x, bins);
+        let read = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().unwrap();
+        let (v, m) = (read(value), read(margin));
+        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+        assert!(close(&v, &[0.0, 1.0, 0.5, -1.0]), "{v:?}");
+        assert!(close(&m, &[0.0, 2.0 / 48.0, 1.0 / 48.0, -1.0]), "{m:?}");
+        assert_eq!(logits.expect("the bins' logits").dims(), [4, bins]);
+        // Every block reads the same way, and without bins there are no bin logits.
+        for block in [Block::Plain, Block::Residual, Block::Transformer] {
+            let cfg = NetConfig {
+                margin_bins: bins,
+                ..small(block)
+            };
+            let out = Net::new(&cfg, 6, &device)
+                .forward(Input::Onehot.batch(&[Position::start(&Rules::kalah64()); 3], &device));
+            assert_eq!(
+                out.margin_logits.expect("bins").dims(),
+                [3, bins],
+                "{block:?}"
+            );
+            let v = read(out.value);
+            assert!(v.iter().all(|x| x.abs() <= 1.0), "{block:?} {v:?}");
+            let plain = Net::new(&small(block), 6, &device)
+                .forward(Input::Onehot.batch(&[Position::start(&Rules::kalah64())], &device));
+            assert!(plain.margin_logits.is_none(), "{block:?}");
         }
     }
 

@@ -149,6 +149,15 @@ pub fn load_card(dir: &Path) -> anyhow::Result<ModelCard> {
     let f: CardFile = serde_json::from_str(&text)
         .with_context(|| format!("corrupt checkpoint sidecar {}", side.display()))?;
     check_format(&f.format, &f.rules, &side)?;
+    let bins = f.network.margin_bins;
+    let total = f.rules.build()?.total_seeds() as usize;
+    if bins != 0 && bins != total + 1 {
+        bail!(
+            "{}: network.margin_bins is {bins}, not 0 or all seeds + 1 = {}",
+            side.display(),
+            total + 1
+        );
+    }
     Ok(ModelCard {
         rules: f.rules,
         network: f.network,

@@ -72,6 +72,7 @@ impl Net {
             board: None,
             activation: cfg.activation,
             input: cfg.input,
+            margin_bins: cfg.margin_bins,
         })
     }
 }
@@ -117,6 +118,7 @@ mod tests {
             input: Input::Onehot,
             block,
             moves: true,
+            margin_bins: 0,
         }
     }
 

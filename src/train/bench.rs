@@ -303,6 +303,7 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
         input: crate::nn::Input::Onehot,
         block: crate::nn::Block::Plain,
         moves: false,
+        margin_bins: 0,
     };
     let rules = Rules::kalah64();
     let train_a = da.clone().autodiff();

@@ -97,7 +97,15 @@ impl Trainer {
         };
         let policy_loss = policy_rows.mean();
         let value_loss = (out.value - z).powi_scalar(2).mean();
-        let margin_loss = (out.margin - mz).powi_scalar(2).mean();
+        let margin_loss = match out.margin_logits {
+            // Cross-entropy of the margin distribution against the target margin's two bins.
+            Some(bins) => {
+                let k = bins.dims()[1];
+                let target = tensor(two_hot(batch.iter().map(|s| s.margin), k), k);
+                (target * log_softmax(bins, 1)).sum_dim(1).neg().mean()
+            }
+            None => (out.margin - mz).powi_scalar(2).mean(),
+        };
         let mut loss = policy_loss.clone()
             + value_loss.clone().mul_scalar(o.value_weight)
             + margin_loss.clone().mul_scalar(o.margin_weight);
@@ -127,6 +135,26 @@ impl Trainer {
             moves: moves_loss.map_or(0.0, |l| scalar(l.inner())),
         }
     }
+}
+
+/// Rows of `bins` weights, one row a margin (/ all seeds, in [-1, 1]) spread over the two bins
+/// around it ([`crate::nn::NetConfig::margin_bins`]: bin `i` at `2i / (bins - 1) - 1`) so that
+/// their mean is the margin; a margin on a bin's centre puts all its weight there.
+pub(super) fn two_hot(margins: impl Iterator<Item = f32>, bins: usize) -> Vec<f32> {
+    let last = (bins - 1) as f32;
+    let mut out = Vec::new();
+    for m in margins {
+        let x = ((m.clamp(-1.0, 1.0) + 1.0) * 0.5 * last).clamp(0.0, last);
+        let lo = x.floor();
+        let frac = x - lo;
+        let mut row = vec![0.0; bins];
+        row[lo as usize] = 1.0 - frac;
+        if frac > 0.0 {
+            row[lo as usize + 1] = frac;
+        }
+        out.extend(row);
+    }
+    out
 }
 
 /// `s` with `mine` of the stored seeds in the store of the player to move and the rest in the
@@ -270,6 +298,33 @@ mod tests {
     }
 
     /// Positions where the pie answer is still to come keep their stores: the swap weighs them.
+    /// A margin's two bins hold all its weight and their mean is the margin; a margin on a bin's
+    /// centre (every margin a game ends with, for all seeds + 1 bins) is one bin.
+    #[test]
+    fn two_hot_rows_have_the_margin_as_their_mean() {
+        let bins = 49;
+        let margins = [0.0f32, 2.0 / 48.0, -1.0, 1.0, 0.3, -0.77, 1.5];
+        let rows = two_hot(margins.iter().copied(), bins);
+        for (m, row) in margins.iter().zip(rows.chunks_exact(bins)) {
+            let sum: f32 = row.iter().sum();
+            let mean: f32 = row
+                .iter()
+                .enumerate()
+                .map(|(i, p)| p * (2.0 * i as f32 / 48.0 - 1.0))
+                .sum();
+            assert!((sum - 1.0).abs() < 1e-6, "{m}: {row:?}");
+            assert!((mean - m.clamp(-1.0, 1.0)).abs() < 1e-5, "{m}: {mean}");
+            assert!(
+                row.iter().filter(|&&p| p > 0.0).count() <= 2,
+                "{m}: {row:?}"
+            );
+        }
+        for (i, m) in [(24, 0.0f32), (25, 2.0 / 48.0), (0, -1.0), (48, 1.0)] {
+            let row = two_hot(std::iter::once(m), bins);
+            assert_eq!(row[i], 1.0, "{m}");
+        }
+    }
+
     #[test]
     fn a_store_resplit_leaves_the_pie_opening_alone() {
         let rules = Rules::new(4, 3).unwrap().with_pie(true);
