@@ -642,21 +642,23 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
     );
     // The search's utility: weight 1 is the checkpoint's own, weight 0 (the value head alone)
     // searches to other moves on the same set.
-    let weighted = |w: &str| {
-        json(&[
-            "judge",
-            "--network",
-            &kalah64,
+    let weighted = |w: &'static str| {
+        let args = [
             "--simulations",
             "8",
             "--margin-weight",
             w,
             "--cache",
             &cache,
-            "--json",
-        ])
+        ];
+        [
+            &["judge", "--network", kalah64.as_str()][..],
+            &args,
+            &["--json"],
+        ]
+        .concat()
     };
-    let (one, zero) = (weighted("1"), weighted("0"));
+    let (one, zero) = (json(&weighted("1")), json(&weighted("0")));
     assert_eq!(
         (&one["margin_weight"], &zero["margin_weight"]),
         (&1.0.into(), &0.0.into())
@@ -669,15 +671,7 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         "--simulations",
     );
     refused(
-        &[
-            "judge",
-            "--network",
-            &kalah64,
-            "--simulations",
-            "8",
-            "--margin-weight",
-            "1.5",
-        ],
+        &weighted("1.5"),
         "--margin-weight must be a number from 0 to 1",
     );
     refused(
