@@ -39,12 +39,17 @@ for step in "${steps[@]}"; do
               m32=../../checkpoints/runs/kalah64-teacher-scale-within1-m32 w8=../../checkpoints/runs/kalah64-teacher-scale-within1
               score --network $m32 --against $w8 > $out/m32-vs-within1-s64.json
               $PY values.py --networks $w8 $m32 --labels $labels --json > $out/values-m32-vs-within1.json ;;
-    bins)     # the set-valued scratch run with a margin distribution (network.margin_bins), paired with
-              # the run of value and margin outputs, at the checkpoints' W = 1 and at the hard level's 0.9
-              bins=../../checkpoints/runs/kalah64-teacher-scale-within1-bins w8=../../checkpoints/runs/kalah64-teacher-scale-within1
-              score --network $bins --against $w8 > $out/bins-vs-within1-s64.json
-              score --network $bins --against $w8 --margin-weight 0.9 > $out/bins-vs-within1-s64-w0.9.json
-              $PY values.py --networks $w8 $bins --labels $labels --json > $out/values-bins-vs-within1.json ;;
+    bins)     # the set-valued scratch run with a margin distribution (network.margin_bins; its
+              # cross-entropy weighed 1, and 0.25: -q), paired with the run of value and margin
+              # outputs, at the checkpoints' W = 1 and at 0.9
+              w8=../../checkpoints/runs/kalah64-teacher-scale-within1
+              for run in bins bins-q; do
+                net=../../checkpoints/runs/kalah64-teacher-scale-within1-$run
+                score --network $net --against $w8 > $out/$run-vs-within1-s64.json
+                score --network $net --against $w8 --margin-weight 0.9 > $out/$run-vs-within1-s64-w0.9.json
+              done
+              $PY values.py --networks $w8 ../../checkpoints/runs/kalah64-teacher-scale-within1-bins \
+                ../../checkpoints/runs/kalah64-teacher-scale-within1-bins-q --labels $labels --json > $out/values-bins-vs-within1.json ;;
     *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss and bins, not '$step'" >&2; exit 2 ;;
   esac
 done
