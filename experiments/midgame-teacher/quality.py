@@ -47,7 +47,7 @@ def main() -> None:
     lines = labels(positions, net, a.simulations, a.seed)
     # The teacher's move: the one its line values highest (teach.py writes the searched move's
     # value and every other move below it).
-    moves = [max(m, key=lambda k: m[k]) for _, m in lines]
+    moves = [max(m, key=m.get) for _, m in lines]
     optimal, kept, _ = judged(moves, rows)
     said = np.array([v for v, _ in lines])
     exact = np.array([r["value"] for r in rows])

@@ -217,6 +217,19 @@ pub struct NetConfig {
     pub margin_bins: usize,
 }
 
+impl NetConfig {
+    /// The margin bins of a network for rules of `total` seeds: one for every final margin.
+    pub fn margin_bins_for(total: u32) -> usize {
+        total as usize + 1
+    }
+
+    /// Whether its margin bins fit rules of `total` seeds: none, or
+    /// [`NetConfig::margin_bins_for`].
+    pub fn margin_bins_fit(&self, total: u32) -> bool {
+        self.margin_bins == 0 || self.margin_bins == NetConfig::margin_bins_for(total)
+    }
+}
+
 /// Whether a count is 0 (a field serde leaves out).
 fn is_zero(n: &usize) -> bool {
     *n == 0

@@ -148,14 +148,13 @@ pub fn load_card(dir: &Path) -> anyhow::Result<ModelCard> {
         .with_context(|| format!("no checkpoint at {}", dir.display()))?;
     let f: CardFile = serde_json::from_str(&text)
         .with_context(|| format!("corrupt checkpoint sidecar {}", side.display()))?;
-    check_format(&f.format, &f.rules, &side)?;
-    let bins = f.network.margin_bins;
-    let total = f.rules.build()?.total_seeds() as usize;
-    if bins != 0 && bins != total + 1 {
+    let total = check_format(&f.format, &f.rules, &side)?.total_seeds();
+    if !f.network.margin_bins_fit(total) {
         bail!(
-            "{}: network.margin_bins is {bins}, not 0 or all seeds + 1 = {}",
+            "{}: network.margin_bins is {}, not 0 or all seeds + 1 = {}",
             side.display(),
-            total + 1
+            f.network.margin_bins,
+            NetConfig::margin_bins_for(total)
         );
     }
     Ok(ModelCard {

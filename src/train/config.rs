@@ -398,17 +398,15 @@ impl TrainConfig {
             "network.block",
             "= \"transformer\" needs network.input = \"onehot\" and network.hidden a multiple of 4 (its heads)",
         )?;
-        if n.margin_bins > 0 {
-            let total = self.rules()?.total_seeds() as usize;
-            check(
-                n.margin_bins == total + 1,
-                "network.margin_bins",
-                &format!(
-                    "must be 0 (value and margin outputs) or all seeds + 1 = {} (a bin for every final margin)",
-                    total + 1
-                ),
-            )?;
-        }
+        let total = self.rules()?.total_seeds();
+        check(
+            n.margin_bins_fit(total),
+            "network.margin_bins",
+            &format!(
+                "must be 0 (value and margin outputs) or all seeds + 1 = {} (a bin for every final margin)",
+                crate::nn::NetConfig::margin_bins_for(total)
+            ),
+        )?;
         Ok(())
     }
 

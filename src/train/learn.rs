@@ -297,7 +297,6 @@ mod tests {
         assert_eq!(checked, 6 * 18);
     }
 
-    /// Positions where the pie answer is still to come keep their stores: the swap weighs them.
     /// A margin's two bins hold all its weight and their mean is the margin; a margin on a bin's
     /// centre (every margin a game ends with, for all seeds + 1 bins) is one bin.
     #[test]
@@ -325,6 +324,7 @@ mod tests {
         }
     }
 
+    /// Positions where the pie answer is still to come keep their stores: the swap weighs them.
     #[test]
     fn a_store_resplit_leaves_the_pie_opening_alone() {
         let rules = Rules::new(4, 3).unwrap().with_pie(true);
