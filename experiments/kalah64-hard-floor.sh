@@ -4,7 +4,7 @@
 # play on both sides, every position outside the database solved), with score.py's result-keeping
 # measures: the share of moves that keep the game-theoretic result, and the share of game sides
 # whose every move keeps it (what the `hard` level would reach against `solver` from those openings).
-#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins (default all)
+#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins capacity (default all)
 # The networks step reads the runs of kalah64-teacher-scale (checkpoints/runs/, not in git: its
 # README gives the commands). The games against solver are kalaha eval series (the README's commands).
 # Writes experiments/kalah64-hard-floor/*.json. PYTHON names an interpreter with the kalaha package.
@@ -16,7 +16,7 @@ labels=labels-6x4-games-seed1.jsonl
 committed=../../checkpoints/kalah64
 score() { $PY score.py --labels $labels --json "$@"; }
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins)
+[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins capacity)
 for step in "${steps[@]}"; do
   case $step in
     sims)     # the committed network's search with more simulations
@@ -50,6 +50,12 @@ for step in "${steps[@]}"; do
               done
               $PY values.py --networks $w8 ../../checkpoints/runs/kalah64-teacher-scale-within1-bins \
                 ../../checkpoints/runs/kalah64-teacher-scale-within1-bins-q --labels $labels --json > $out/values-bins-vs-within1.json ;;
-    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss and bins, not '$step'" >&2; exit 2 ;;
+    capacity) # the set-valued scratch run with a larger network for play, four times the width
+              # (4x1024), paired with the 4x512 run
+              w8=../../checkpoints/runs/kalah64-teacher-scale-within1
+              w1024=../../checkpoints/runs/kalah64-teacher-scale-within1-w1024
+              score --network $w1024 --against $w8 > $out/w1024-vs-within1-s64.json
+              $PY values.py --networks $w8 $w1024 --labels $labels --json > $out/values-capacity-vs-within1.json ;;
+    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins and capacity, not '$step'" >&2; exit 2 ;;
   esac
 done
