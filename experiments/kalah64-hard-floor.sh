@@ -4,7 +4,7 @@
 # play on both sides, every position outside the database solved), with score.py's result-keeping
 # measures: the share of moves that keep the game-theoretic result, and the share of game sides
 # whose every move keeps it (what the `hard` level would reach against `solver` from those openings).
-#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins capacity (default all)
+#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins capacity exact (default all)
 # The networks step reads the runs of kalah64-teacher-scale (checkpoints/runs/, not in git: its
 # README gives the commands). The games against solver are kalaha eval series (the README's commands).
 # Writes experiments/kalah64-hard-floor/*.json. PYTHON names an interpreter with the kalaha package.
@@ -16,7 +16,7 @@ labels=labels-6x4-games-seed1.jsonl
 committed=../../checkpoints/kalah64
 score() { $PY score.py --labels $labels --json "$@"; }
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins capacity)
+[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins capacity exact)
 for step in "${steps[@]}"; do
   case $step in
     sims)     # the committed network's search with more simulations
@@ -56,6 +56,17 @@ for step in "${steps[@]}"; do
               w1024=../../checkpoints/runs/kalah64-teacher-scale-within1-w1024
               score --network $w1024 --against $w8 > $out/w1024-vs-within1-s64.json
               $PY values.py --networks $w8 $w1024 --labels $labels --json > $out/values-capacity-vs-within1.json ;;
-    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins and capacity, not '$step'" >&2; exit 2 ;;
+    exact)    # the set-valued scratch run on the teacher file with its 19-30-seed lines solved
+              # (midgame-teacher/exact.py), paired with the teacher's lines; and on a sample of
+              # the exact lines it trained on (every 54th of the first shard), alone
+              w8=../../checkpoints/runs/kalah64-teacher-scale-within1
+              x=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30
+              score --network $x --against $w8 > $out/exact30-vs-within1-s64.json
+              $PY values.py --networks $w8 $x --labels $labels --json > $out/values-exact30-vs-within1.json
+              seen=$(mktemp)
+              awk 'NR % 54 == 0' "${KALAHA_CACHE:-$HOME/.cache/kalaha}/midgame-exact30-seed4.0.jsonl" > "$seen"
+              $PY score.py --labels "$seen" --network $x --against $w8 --simulations 1 --json > $out/exact30-seen-s1.json
+              rm "$seen" ;;
+    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity and exact, not '$step'" >&2; exit 2 ;;
   esac
 done

@@ -64,9 +64,11 @@ def draw(i: int, seed: int, rules: kalaha.Rules, sources: list[str], network: st
     return pos, source, ply
 
 
-def whole_lines(path: Path) -> list[dict]:
+def whole_lines(path: Path, repair: bool = True) -> list[dict]:
     """The lines of a labels file being resumed, parsed. A line cut short by a stop (and any after
-    it) is dropped from the file, through a temporary file renamed over it, to be written again."""
+    it) is dropped from the file, through a temporary file renamed over it, to be written again
+    (without ``repair`` only from what is returned: a file another process still writes is left
+    alone)."""
     if not path.exists():
         return []
     with path.open() as f:
@@ -77,7 +79,7 @@ def whole_lines(path: Path) -> list[dict]:
             good.append(json.loads(line))
         except json.JSONDecodeError:
             break
-    if len(good) != len(lines):
+    if repair and len(good) != len(lines):
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text("".join(json.dumps(g) + "\n" for g in good))
         tmp.replace(path)

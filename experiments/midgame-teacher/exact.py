@@ -4,7 +4,7 @@ play's values in place of the search's. The experiment of kalah64-hard-floor's "
 where they are cheap": below 37 seeds a position solves in milliseconds (the median of
 ``labels-6x4-seed1.jsonl``: 2 ms at 25-30 seeds, 20 ms at 31-36), on the full board in seconds.
 
-    python experiments/midgame-teacher/exact.py FILE --out OUT [--max-seeds 36] [--shard K/N]
+    python experiments/midgame-teacher/exact.py FILE --out OUT [--max-seeds 36] [--min-seeds 19] [--shard K/N]
         [--minutes M] [--time-limit S] [--json]
     python experiments/midgame-teacher/exact.py FILE --merge OUT.0 OUT.1 ... --out MERGED [--json]
 
@@ -28,7 +28,10 @@ import sys
 import time
 from pathlib import Path
 
-import kalaha
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "midgame-labels"))
+
+import kalaha  # noqa: E402
+from label import whole_lines  # noqa: E402
 
 BANDS = ((19, 24), (25, 30), (31, 36), (37, 48))
 
@@ -38,26 +41,6 @@ def band(seeds: int) -> str:
         if lo <= seeds <= hi:
             return f"{lo}-{hi}"
     return "other"
-
-
-def whole_lines(path: Path) -> list[dict]:
-    """The parsed lines of an output being resumed; a line cut short (and any after it) is dropped
-    from the file through a temporary file renamed over it."""
-    if not path.exists():
-        return []
-    with path.open() as f:
-        lines = [line for line in f if line.strip()]
-    good = []
-    for line in lines:
-        try:
-            good.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
-    if len(good) != len(lines):
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text("".join(json.dumps(g) + "\n" for g in good))
-        tmp.replace(path)
-    return good
 
 
 def optimal(line: dict) -> set[str]:
@@ -79,7 +62,7 @@ def solve(a: argparse.Namespace) -> dict:
             except json.JSONDecodeError:
                 sys.exit(f"exact.py: {a.file} line {number} is not JSON")
             i = line["i"]
-            if i <= last or i % n != k or line["board_seeds"] > a.max_seeds:
+            if i <= last or i % n != k or not a.min_seeds <= line["board_seeds"] <= a.max_seeds:
                 continue
             t = time.time()
             try:
@@ -106,9 +89,10 @@ def solve(a: argparse.Namespace) -> dict:
 def merge(a: argparse.Namespace) -> dict:
     exact: dict[int, dict] = {}
     for path in a.merge:
-        for line in whole_lines(path):
+        for line in whole_lines(path, repair=False):
             exact[line["i"]] = line
     replaced: dict[str, int] = {}
+    wrong: dict[str, int] = {}  # by seeds: the teacher's set holds a move perfect play does not
     wider = narrower = same = 0
     tmp = a.out.with_name(a.out.name + ".tmp")
     with a.file.open() as src, tmp.open("w") as out:
@@ -123,21 +107,23 @@ def merge(a: argparse.Namespace) -> dict:
                 sys.exit(f"exact.py: line {number}: index {line['i']} is {line['position']} in "
                          f"{a.file} but {e['position']} in the solved lines")
             t, x = optimal(line), optimal(e)
+            b = band(line["board_seeds"])
+            replaced[b] = replaced.get(b, 0) + 1
             if t - x:
                 wider += 1      # the teacher's set holds a move perfect play does not count optimal
+                wrong[b] = wrong.get(b, 0) + 1
             elif t != x:
                 narrower += 1   # every teacher move is optimal, but perfect play has more
             else:
                 same += 1
-            b = band(line["board_seeds"])
-            replaced[b] = replaced.get(b, 0) + 1
             out.write(json.dumps({k: e[k] for k in ("i", "position", "source", "ply", "board_seeds",
                                                     "value", "moves")}) + "\n")
     os.replace(tmp, a.out)
     total = sum(replaced.values())
     return {"out": str(a.out), "replaced": total, "by_seeds": replaced,
             "teacher_set_holds_a_non_optimal_move": wider, "teacher_set_narrower": narrower,
-            "teacher_set_exact": same}
+            "teacher_set_exact": same,
+            "non_optimal_share_by_seeds": {b: round(wrong.get(b, 0) / n, 4) for b, n in replaced.items()}}
 
 
 def main() -> None:
@@ -145,6 +131,8 @@ def main() -> None:
     ap.add_argument("file", type=Path, help="a teach.py (or widen.py) file")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--max-seeds", type=int, default=36)
+    ap.add_argument("--min-seeds", type=int, default=19,
+                    help="solve only lines with this many seeds on the board or more")
     ap.add_argument("--shard", default="0/1", help="K/N: the lines whose index is K modulo N")
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--time-limit", type=float, default=5.0)
@@ -159,9 +147,8 @@ def main() -> None:
         ap.error(f"--shard is K/N, not {a.shard!r}")
     if not 0 <= k < n:
         ap.error(f"--shard {a.shard}: K must be 0..N-1")
-    if a.max_seeds < 19 or a.minutes <= 0 or a.time_limit <= 0:
-        ap.error("--max-seeds must be 19 or more (outside the 18-seed database), --minutes and "
-                 "--time-limit positive")
+    if a.max_seeds < a.min_seeds or a.minutes <= 0 or a.time_limit <= 0:
+        ap.error("--max-seeds must be at least --min-seeds, --minutes and --time-limit positive")
     a.shard = (k, n)
     report = merge(a) if a.merge else solve(a)
     print(json.dumps(report) if a.json else "\n".join(f"{k}: {v}" for k, v in report.items()))
