@@ -57,15 +57,18 @@ for step in "${steps[@]}"; do
               score --network $w1024 --against $w8 > $out/w1024-vs-within1-s64.json
               $PY values.py --networks $w8 $w1024 --labels $labels --json > $out/values-capacity-vs-within1.json ;;
     exact)    # the set-valued scratch run on the teacher file with its 19-30-seed lines solved
-              # (midgame-teacher/exact.py), paired with the teacher's lines; and on a sample of
-              # the exact lines it trained on (every 54th of the first shard), alone
+              # (midgame-teacher/exact.py) at 450 iterations (a copy of the checkpoint, -450),
+              # paired with the teacher's lines; then continued to 900, paired with 450; each also
+              # alone on a sample of the exact lines it trained on (every 54th of the first shard)
               w8=../../checkpoints/runs/kalah64-teacher-scale-within1
               x=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30
-              score --network $x --against $w8 > $out/exact30-vs-within1-s64.json
-              $PY values.py --networks $w8 $x --labels $labels --json > $out/values-exact30-vs-within1.json
               seen=$(mktemp)
               awk 'NR % 54 == 0' "${KALAHA_CACHE:-$HOME/.cache/kalaha}/midgame-exact30-seed4.0.jsonl" > "$seen"
-              $PY score.py --labels "$seen" --network $x --against $w8 --simulations 1 --json > $out/exact30-seen-s1.json
+              score --network $x-450 --against $w8 > $out/exact30-vs-within1-s64.json
+              $PY values.py --networks $w8 $x-450 --labels $labels --json > $out/values-exact30-vs-within1.json
+              $PY score.py --labels "$seen" --network $x-450 --against $w8 --simulations 1 --json > $out/exact30-seen-s1.json
+              score --network $x --against $x-450 > $out/exact30-900-vs-450-s64.json
+              $PY score.py --labels "$seen" --network $x --against $x-450 --simulations 1 --json > $out/exact30-900-seen-s1.json
               rm "$seen" ;;
     *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity and exact, not '$step'" >&2; exit 2 ;;
   esac
