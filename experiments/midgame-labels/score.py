@@ -31,6 +31,9 @@ import numpy as np
 import kalaha
 from kalaha.research import pick
 
+# The bands of seeds on the board that every report here splits by (outside the 18-seed database).
+BANDS = ((19, 24), (25, 30), (31, 36), (37, 48))
+
 HERE = Path(__file__).resolve().parent
 # The exact middle-game labels: the committed file, then label.py's file in the solver cache.
 LABELS = [HERE / "labels-6x4-seed1.jsonl",
@@ -176,7 +179,7 @@ def main() -> None:
     for src in sorted({r["source"] for r in rows}):
         idx = np.array([r["source"] == src for r in rows])
         report["by_source"][src] = {"alone": rate(hit_alone[idx]), "search": rate(hit_search[idx])}
-    for lo, hi in [(19, 24), (25, 30), (31, 36), (37, 48)]:
+    for lo, hi in BANDS:
         idx = np.array([lo <= r["board_seeds"] <= hi for r in rows])
         report["by_seeds"][f"{lo}-{hi}"] = {"alone": rate(hit_alone[idx]),
                                             "search": rate(hit_search[idx]),

@@ -24,9 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import HERE, game_sides, judged, load, perfect_play, rate, sides_kept, sign_test
-
-BUCKETS = ((19, 24), (25, 30), (31, 36), (37, 48))
+from score import BANDS, HERE, game_sides, judged, load, perfect_play, rate, sides_kept, sign_test
 
 
 def main() -> None:
@@ -75,7 +73,7 @@ def main() -> None:
             y = sum(theirs[k] and not mine[k] for k in mine)
             row["game_sides_kept"] = {**game_sides(rows, kept), "only_this": x,
                                       "only_checkpoint": y, "p": round(sign_test(x, y), 6)}
-        for lo, hi in [(0, 99), *BUCKETS]:
+        for lo, hi in [(0, 99), *BANDS]:
             m = (seeds >= lo) & (seeds <= hi)
             x, y = int((h & ~base & m).sum()), int((~h & base & m).sum())
             entry = {"seeds": f"{lo}-{hi}" if hi < 99 else "all", "positions": int(m.sum()),

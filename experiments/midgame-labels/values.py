@@ -19,9 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import kalaha
-from score import LABELS, load  # this folder's labels files and their reader
-
-BANDS = [(19, 24), (25, 30), (31, 36), (37, 48)]
+from score import BANDS, LABELS, load  # this folder's labels files, their reader, the seed bands
 
 
 def heads(net, positions, total: int, chunk: int = 4096) -> tuple[np.ndarray, np.ndarray]:

@@ -4,8 +4,8 @@ play's values in place of the search's. The experiment of kalah64-hard-floor's "
 where they are cheap": below 37 seeds a position solves in milliseconds (the median of
 ``labels-6x4-seed1.jsonl``: 2 ms at 25-30 seeds, 20 ms at 31-36), on the full board in seconds.
 
-    python experiments/midgame-teacher/exact.py FILE --out OUT [--max-seeds 36] [--min-seeds 19] [--shard K/N]
-        [--minutes M] [--time-limit S] [--json]
+    python experiments/midgame-teacher/exact.py FILE --out OUT [--max-seeds 36] [--min-seeds 19]
+        [--shard K/N] [--minutes M] [--time-limit S] [--json]
     python experiments/midgame-teacher/exact.py FILE --merge OUT.0 OUT.1 ... --out MERGED [--json]
 
 Solving is resumable and can be split: ``--shard K/N`` takes the lines whose index ``i`` is K
@@ -32,8 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "midgame-labels"
 
 import kalaha  # noqa: E402
 from label import whole_lines  # noqa: E402
-
-BANDS = ((19, 24), (25, 30), (31, 36), (37, 48))
+from score import BANDS  # noqa: E402
 
 
 def band(seeds: int) -> str:
@@ -60,7 +59,8 @@ def solve(a: argparse.Namespace) -> dict:
             try:
                 line = json.loads(raw)
             except json.JSONDecodeError:
-                sys.exit(f"exact.py: {a.file} line {number} is not JSON")
+                print(f"exact.py: {a.file} line {number} is not JSON", file=sys.stderr)
+                sys.exit(2)
             i = line["i"]
             if i <= last or i % n != k or not a.min_seeds <= line["board_seeds"] <= a.max_seeds:
                 continue
@@ -104,8 +104,9 @@ def merge(a: argparse.Namespace) -> dict:
                 continue
             if e["position"] != line["position"]:
                 tmp.unlink()
-                sys.exit(f"exact.py: line {number}: index {line['i']} is {line['position']} in "
-                         f"{a.file} but {e['position']} in the solved lines")
+                print(f"exact.py: line {number}: index {line['i']} is {line['position']} in "
+                      f"{a.file} but {e['position']} in the solved lines", file=sys.stderr)
+                sys.exit(2)
             t, x = optimal(line), optimal(e)
             b = band(line["board_seeds"])
             replaced[b] = replaced.get(b, 0) + 1
@@ -123,7 +124,8 @@ def merge(a: argparse.Namespace) -> dict:
     return {"out": str(a.out), "replaced": total, "by_seeds": replaced,
             "teacher_set_holds_a_non_optimal_move": wider, "teacher_set_narrower": narrower,
             "teacher_set_exact": same,
-            "non_optimal_share_by_seeds": {b: round(wrong.get(b, 0) / n, 4) for b, n in replaced.items()}}
+            "non_optimal_share_by_seeds": {b: round(wrong.get(b, 0) / n, 4)
+                                           for b, n in replaced.items()}}
 
 
 def main() -> None:
