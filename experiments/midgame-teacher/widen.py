@@ -46,7 +46,8 @@ def main() -> None:
                 after = {k: (value if v >= value - a.within else v) for k, v in before.items()}
             except (json.JSONDecodeError, KeyError, TypeError) as e:
                 tmp.unlink()
-                sys.exit(f"widen.py: line {n} of {a.file} is not a teacher line ({e})")
+                print(f"widen.py: line {n} of {a.file} is not a teacher line ({e})", file=sys.stderr)
+                sys.exit(2)
             best = sum(v == value for v in after.values())
             sizes[best] = sizes.get(best, 0) + 1
             lines += 1
