@@ -74,6 +74,7 @@ for step in "${steps[@]}"; do
               w=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-w1024
               $PY score.py --labels "$seen" --network $w --against $x-450 --simulations 1 --json > $out/exact30-w1024-seen-s1.json
               score --network $w --against $x-450 > $out/exact30-w1024-vs-450-s64.json
+              $PY values.py --networks $x-450 $w --labels $labels --json > $out/values-exact30-w1024-vs-450.json
               rm "$seen" ;;
     *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity and exact, not '$step'" >&2; exit 2 ;;
   esac
