@@ -69,20 +69,20 @@ for step in "${steps[@]}"; do
               $PY score.py --labels "$seen" --network $x-450 --against $w8 --simulations 1 --json > $out/exact30-seen-s1.json
               score --network $x --against $x-450 > $out/exact30-900-vs-450-s64.json
               $PY score.py --labels "$seen" --network $x --against $x-450 --simulations 1 --json > $out/exact30-900-seen-s1.json
-              # the same file at four times the width (4x1024, 450 iterations, a copy of the checkpoint, -450),
-              # paired with the 4x512's 450
-              # (the judge-like labels and the judge set: paired-eval.sh ... exact30-w1024-vs-450)
-              w=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-w1024-450
-              $PY score.py --labels "$seen" --network $w --against $x-450 --simulations 1 --json > $out/exact30-w1024-seen-s1.json
-              score --network $w --against $x-450 > $out/exact30-w1024-vs-450-s64.json
-              $PY values.py --networks $x-450 $w --labels $labels --json > $out/values-exact30-w1024-vs-450.json
-              # and at depth: 4 residual blocks of 512 (450 iterations), paired with the 4x512's 450
-              # (paired-eval.sh ... exact30-res4-vs-450), and with the committed network at 64 simulations
+              # a larger network on the same file, paired with the 4x512's 450: on the seen sample,
+              # the perfect-play lines at 64 simulations and the heads (the judge-like labels and the
+              # judge set: paired-eval.sh ... exact30-TAG-vs-450)
+              point() {  # TAG NETWORK
+                $PY score.py --labels "$seen" --network $2 --against $x-450 --simulations 1 --json > $out/exact30-$1-seen-s1.json
+                score --network $2 --against $x-450 > $out/exact30-$1-vs-450-s64.json
+                $PY values.py --networks $x-450 $2 --labels $labels --json > $out/values-exact30-$1-vs-450.json
+              }
+              # four times the width (4x1024, 450 iterations; a copy of the checkpoint, -450)
+              point w1024 ../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-w1024-450
+              # depth: 4 residual blocks of 512 (450 iterations), also paired with the committed network
               r=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-res4
-              $PY score.py --labels "$seen" --network $r --against $x-450 --simulations 1 --json > $out/exact30-res4-seen-s1.json
-              score --network $r --against $x-450 > $out/exact30-res4-vs-450-s64.json
+              point res4 $r
               score --network $r --against $committed > $out/exact30-res4-vs-committed-s64.json
-              $PY values.py --networks $x-450 $r --labels $labels --json > $out/values-exact30-res4-vs-450.json
               rm "$seen" ;;
     *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity and exact, not '$step'" >&2; exit 2 ;;
   esac

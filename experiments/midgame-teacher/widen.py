@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 
@@ -46,8 +45,7 @@ def main() -> None:
                 after = {k: (value if v >= value - a.within else v) for k, v in before.items()}
             except (json.JSONDecodeError, KeyError, TypeError) as e:
                 tmp.unlink()
-                print(f"widen.py: line {n} of {a.file} is not a teacher line ({e})", file=sys.stderr)
-                sys.exit(2)
+                ap.exit(2, f"widen.py: line {n} of {a.file} is not a teacher line ({e})\n")
             best = sum(v == value for v in after.values())
             sizes[best] = sizes.get(best, 0) + 1
             lines += 1
