@@ -79,10 +79,15 @@ for step in "${steps[@]}"; do
               }
               # four times the width (4x1024, 450 iterations; a copy of the checkpoint, -450)
               point w1024 ../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-w1024-450
-              # depth: 4 residual blocks of 512 (450 iterations), also paired with the committed network
-              r=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-res4
+              # depth: 4 residual blocks of 512 (450 iterations; a copy of the checkpoint, -450, before the
+              # run went on towards 900), also paired with the committed network
+              r=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-res4-450
+              r8=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-res8
               point res4 $r
               score --network $r --against $committed > $out/exact30-res4-vs-committed-s64.json
+              # eight residual blocks of 512 (450 iterations), also paired with the four blocks
+              point res8 $r8
+              score --network $r8 --against $r > $out/exact30-res8-vs-res4-s64.json
               rm "$seen" ;;
     *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity and exact, not '$step'" >&2; exit 2 ;;
   esac
