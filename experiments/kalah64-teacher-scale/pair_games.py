@@ -2,8 +2,9 @@
 network the games reaching the opening's result, those losing no seed and the result changes of
 its judged moves, then the games only one of them reaches and the two-sided sign test over them.
 Each side is a list of `kalaha eval ... --opponents solver --judge ... --json` outputs, one per
-seed, in the same order on both sides (the same seeds give the same openings).
-    python3 pair_games.py --a A-seed1.json A-seed2.json --b B-seed1.json B-seed2.json [--json]"""
+seed, in the same order on both sides (the same seeds give the same openings). PYTHON: an
+interpreter with numpy (the kalaha package's venv), for midgame-labels/score.py's sign test.
+    $PYTHON pair_games.py --a A-seed1.json A-seed2.json --b B-seed1.json B-seed2.json [--json]"""
 import argparse
 import json
 import sys
