@@ -85,6 +85,8 @@ for step in "${steps[@]}"; do
               r8=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-res8
               point res4 $r
               score --network $r --against $committed > $out/exact30-res4-vs-committed-s64.json
+              # the same run continued to 900 iterations, paired with its 450
+              score --network ${r%-450} --against $r > $out/exact30-res4-900-vs-450-s64.json
               # eight residual blocks of 512 (450 iterations), also paired with the four blocks
               point res8 $r8
               score --network $r8 --against $r > $out/exact30-res8-vs-res4-s64.json
