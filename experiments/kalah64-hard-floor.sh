@@ -4,7 +4,7 @@
 # play on both sides, every position outside the database solved), with score.py's result-keeping
 # measures: the share of moves that keep the game-theoretic result, and the share of game sides
 # whose every move keeps it (what the `hard` level would reach against `solver` from those openings).
-#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins capacity exact (default all)
+#   experiments/kalah64-hard-floor.sh [STEP ...]   # steps: sims networks ensemble margin margin-loss bins capacity exact c-scale (default all)
 # The networks step reads the runs of kalah64-teacher-scale (checkpoints/runs/, not in git: its
 # README gives the commands). The games against solver are kalaha eval series (the README's commands).
 # Writes experiments/kalah64-hard-floor/*.json. PYTHON names an interpreter with the kalaha package.
@@ -16,7 +16,7 @@ labels=labels-6x4-games-seed1.jsonl
 committed=../../checkpoints/kalah64
 score() { $PY score.py --labels $labels --json "$@"; }
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins capacity exact)
+[[ ${#steps[@]} -gt 0 ]] || steps=(sims networks ensemble margin margin-loss bins capacity exact c-scale)
 for step in "${steps[@]}"; do
   case $step in
     sims)     # the committed network's search with more simulations
@@ -91,6 +91,19 @@ for step in "${steps[@]}"; do
               point res8 $r8
               score --network $r8 --against $r > $out/exact30-res8-vs-res4-s64.json
               rm "$seen" ;;
-    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity and exact, not '$step'" >&2; exit 2 ;;
+    c-scale)  # the root's Q transform leaning harder on the searched values (`:c_scale=X`), paired
+              # with the checkpoint's c_scale 2 on the lines; then c_scale 3 in 400 games against solver
+              # (pair_games.py against the committed series, kalah64-teacher-scale)
+              $PY search_scale.py --labels $labels --network $committed --c-scale 3 4 6 --c-visit 100 \
+                --considered --json > $out/c-scale-games.json
+              $PY search_scale.py --network $committed --c-scale 3 --c-visit --considered --json \
+                > $out/c-scale-midgame.json
+              for s in 1 2 3 4; do
+                (cd ../.. && ${KALAHA:-./target/release/kalaha} eval --player policy:checkpoints/kalah64:64:c_scale=3 \
+                  --opponents solver --judge policy:checkpoints/kalah64:64:c_scale=3 --games 100 --opening-moves 6 \
+                  --seed $s --name kalah64-hard-floor/cscale3-vs-solver-seed$s --json \
+                  > experiments/kalah64-hard-floor/cscale3-vs-solver-seed$s.json)
+              done ;;
+    *) echo "kalah64-hard-floor.sh: steps are sims, networks, ensemble, margin, margin-loss, bins, capacity, exact and c-scale, not '$step'" >&2; exit 2 ;;
   esac
 done

@@ -404,6 +404,35 @@ fn analyse_shows_minimax_scores_beside_the_solver_values() {
 
 #[cfg(feature = "train")]
 #[test]
+fn c_scale_decides_how_far_the_searched_values_outweigh_the_prior() {
+    // A drawn position of 37 seeds (the README's example): the network's prior puts 89% on 5,
+    // which loses a seed, while 64 simulations rank 4, the optimal move, first. With the Q
+    // transform all but off the prior decides; leaning on the searched values finds 4.
+    let pos = "2,11,1,4,3,5,5/1,0,2,0,6,2,6 s";
+    let analyse = |bot: &str| {
+        json(&[
+            "analyse",
+            "--bot",
+            bot,
+            "--position",
+            pos,
+            "--time-limit",
+            "0",
+            "--json",
+        ])
+    };
+    let prior = analyse("policy:checkpoints/kalah64:64:c_scale=0.001");
+    let searched = analyse("policy:checkpoints/kalah64:64:c_scale=100");
+    assert_eq!(prior["choice"], 5, "{prior}");
+    assert_eq!(searched["choice"], 4, "{searched}");
+    assert_eq!(prior["bot"], "policy:checkpoints/kalah64:64:c_scale=0.001");
+    assert_eq!(prior["network"]["c_scale"].as_f64(), Some(0.001));
+    let plain = analyse("policy:checkpoints/kalah64:64");
+    assert_eq!(plain["network"]["c_scale"], 2.0, "the checkpoint's own");
+}
+
+#[cfg(feature = "train")]
+#[test]
 fn analyse_says_when_a_proving_search_solved_the_position() {
     // 11 seeds on the board: every move lands in the endgame database, so a proving search
     // proves the position and its utility is the exact margin over all 48 seeds (the checkpoint's
@@ -673,6 +702,29 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
     refused(
         &weighted("1.5"),
         "--margin-weight must be a number from 0 to 1",
+    );
+    // The root's Q scale: the checkpoint's own (2) gives the plain search's picks, and a scale
+    // that leaves the prior in charge gives others.
+    let scaled = |x: &'static str| {
+        let args = ["--simulations", "8", "--c-scale", x, "--cache", &cache];
+        [
+            &["judge", "--network", kalah64.as_str()][..],
+            &args,
+            &["--json"],
+        ]
+        .concat()
+    };
+    let (own, prior) = (json(&scaled("2")), json(&scaled("0.001")));
+    assert_eq!(
+        (&own["c_scale"], &prior["c_scale"]),
+        (&2.0.into(), &0.001.into())
+    );
+    assert_eq!(own["mean_loss"], searched["mean_loss"]);
+    assert_ne!(prior["mean_loss"], searched["mean_loss"]);
+    refused(&scaled("0"), "--c-scale must be a number from 0.001 to 100");
+    refused(
+        &["judge", "--network", &kalah64, "--c-scale", "3"],
+        "--simulations",
     );
     refused(
         &[

@@ -108,7 +108,9 @@ pub enum BotSpec {
     /// several) and are solved leaves of the search; the database is the one the checkpoint was
     /// trained with (see [`BotContext::endgame_db`]). Options after it, in any order:
     /// `:margin=W` (with SIMS: the search's utility `(1 - W) * value + W * margin` instead of the
-    /// checkpoint's), `:prove=on` or `:prove=off` (with SIMS: whether the search proves subtrees,
+    /// checkpoint's), `:c_scale=X` (with SIMS: the scale of the root's Q transform,
+    /// [`crate::search::SearchConfig::c_scale`], instead of the checkpoint's), `:prove=on` or
+    /// `:prove=off` (with SIMS: whether the search proves subtrees,
     /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:db=off`
     /// (no database: the network and its search alone) and `:db=N` (the database of N seeds on
     /// the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on first use), e.g.
@@ -123,6 +125,8 @@ pub enum BotSpec {
         sims: Option<u32>,
         /// Margin weight in thousandths.
         margin: Option<u16>,
+        /// The Q transform's scale in thousandths (none: the checkpoint's).
+        c_scale: Option<u32>,
         /// Whether the search proves subtrees (none: as the checkpoint's search).
         prove: Option<bool>,
         /// The endgame database that answers the positions it covers (`:db=off`: none).
@@ -215,7 +219,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
         })
     }
-    let (mut rest, mut margin, mut prove, mut db) = (rest, None, None, None);
+    let (mut rest, mut margin, mut c_scale, mut prove, mut db) = (rest, None, None, None, None);
     while let Some((before, (key, value))) = rest
         .rsplit_once(':')
         .and_then(|(before, last)| option(last).map(|kv| (before, kv)))
@@ -227,6 +231,18 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                     _ => {
                         return Err(bad(format!(
                             "margin weight '{value}' is not a number in 0..=1"
+                        )));
+                    }
+                })
+                .is_some(),
+            "c_scale" => c_scale
+                .replace(match value.parse::<f32>() {
+                    Ok(x) if x.is_finite() && (0.001..=MAX_PLAY_C_SCALE).contains(&x) => {
+                        (x * 1000.0).round() as u32
+                    }
+                    _ => {
+                        return Err(bad(format!(
+                            "c_scale '{value}' is not a number from 0.001 to {MAX_PLAY_C_SCALE}"
                         )));
                     }
                 })
@@ -259,7 +275,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                 .is_some(),
             _ => {
                 return Err(bad(format!(
-                    "unknown option '{key}' (expected margin=W, prove=on, prove=off, db=off or db=N)"
+                    "unknown option '{key}' (expected margin=W, c_scale=X, prove=on, prove=off, db=off or db=N)"
                 )));
             }
         };
@@ -285,11 +301,15 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         .is_some_and(|(_, last)| option(last).is_some())
     {
         return Err(bad(
-            "options (margin=W, db=off) go after the simulation count".to_string(),
+            "options (margin=W, c_scale=X, db=off) go after the simulation count".to_string(),
         ));
     }
     // Options of the search need a search.
-    for (given, key) in [(margin.is_some(), "margin=W"), (prove.is_some(), "prove=")] {
+    for (given, key) in [
+        (margin.is_some(), "margin=W"),
+        (c_scale.is_some(), "c_scale=X"),
+        (prove.is_some(), "prove="),
+    ] {
         if given && sims.is_none() {
             return Err(bad(format!("{key} needs a simulation count before it")));
         }
@@ -303,6 +323,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         path: path.to_string(),
         sims,
         margin,
+        c_scale,
         prove,
         db: db.unwrap_or(PlayDb::Default),
     })
@@ -313,14 +334,24 @@ impl BotSpec {
     /// What a `policy:` name's options change in its checkpoint's search (none for other bots).
     pub fn search_options(&self) -> policy::SearchOptions {
         match self {
-            BotSpec::Policy { margin, prove, .. } => policy::SearchOptions {
+            BotSpec::Policy {
+                margin,
+                c_scale,
+                prove,
+                ..
+            } => policy::SearchOptions {
                 margin: margin.map(|w| w as f32 / 1000.0),
+                c_scale: c_scale.map(|x| x as f32 / 1000.0),
                 prove: *prove,
             },
             _ => policy::SearchOptions::default(),
         }
     }
 }
+
+/// The largest `c_scale=X` a name may ask for.
+#[cfg(feature = "train")]
+pub const MAX_PLAY_C_SCALE: f32 = 100.0;
 
 /// The largest `db=N` a name may ask for (what fits in memory is checked when the bot is
 /// prepared).
@@ -341,6 +372,7 @@ impl fmt::Display for BotSpec {
                 path,
                 sims,
                 margin,
+                c_scale,
                 prove,
                 db,
             } => {
@@ -350,6 +382,9 @@ impl fmt::Display for BotSpec {
                 }
                 if let Some(w) = margin {
                     write!(f, ":margin={}", *w as f32 / 1000.0)?;
+                }
+                if let Some(x) = c_scale {
+                    write!(f, ":c_scale={}", *x as f32 / 1000.0)?;
                 }
                 if let Some(p) = prove {
                     f.write_str(if *p { ":prove=on" } else { ":prove=off" })?;
@@ -394,6 +429,7 @@ mod tests {
             path: "ck/run".into(),
             sims,
             margin,
+            c_scale: None,
             prove: None,
             db,
         };
@@ -426,10 +462,18 @@ mod tests {
             "policy:ck/run:db=12",
             "policy:ck/run:256:prove=on",
             "policy:ck/run:256:margin=0.5:prove=off:db=off",
+            "policy:ck/run:64:c_scale=3",
+            "policy:ck/run:64:margin=0.9:c_scale=0.25:db=off",
         ] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
         }
+        let BotSpec::Policy { c_scale, .. } = p("policy:ck/run:64:db=off:c_scale=2.5") else {
+            unreachable!("a policy spec")
+        };
+        assert_eq!(c_scale, Some(2500));
+        let options = p("policy:ck/run:64:c_scale=3:margin=0.5").search_options();
+        assert_eq!((options.c_scale, options.margin), (Some(3.0), Some(0.5)));
         // The default is not printed.
         assert_eq!(p("policy:ck/run:64:db=on").to_string(), "policy:ck/run:64");
     }
@@ -449,6 +493,14 @@ mod tests {
         assert!(e("policy:ck:db=off:margin=0.5").contains("needs a simulation count"));
         assert!(e("policy:ck:64:margin=2").contains("not a number in 0..=1"));
         assert!(e("policy:ck:64:prove=yes").contains("expected prove=on or prove=off"));
+        for bad in ["0", "-1", "101", "x", "nan", "inf", ""] {
+            assert!(
+                e(&format!("policy:ck:64:c_scale={bad}")).contains("is not a number from 0.001"),
+                "c_scale={bad}"
+            );
+        }
+        assert!(e("policy:ck:c_scale=3").contains("c_scale=X needs a simulation count"));
+        assert!(e("policy:ck:64:c_scale=3:c_scale=4").contains("c_scale= is given twice"));
         assert!(e("policy:ck:prove=on").contains("prove= needs a simulation count"));
         assert!(e("policy:ck:64:prove=on:prove=off").contains("prove= is given twice"));
         assert!(e("policy::db=off").contains("needs a checkpoint path"));

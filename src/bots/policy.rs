@@ -65,6 +65,8 @@ impl PolicyBot {
 pub struct SearchOptions {
     /// `:margin=W`: the utility's margin weight.
     pub margin: Option<f32>,
+    /// `:c_scale=X`: the scale of the Q transform ([`SearchConfig::c_scale`]).
+    pub c_scale: Option<f32>,
     /// `:prove=on` or `:prove=off`: whether the search proves subtrees ([`SearchConfig::prove`]).
     pub prove: Option<bool>,
 }
@@ -78,6 +80,7 @@ pub fn search_config(model: &Model, sims: Option<u32>, options: SearchOptions) -
         simulations: sims.unwrap_or(search.simulations),
         considered_actions: pits + 1,
         margin_weight: options.margin.unwrap_or(search.margin_weight),
+        c_scale: options.c_scale.unwrap_or(search.c_scale),
         prove: options.prove.unwrap_or(search.prove),
         ..search
     }

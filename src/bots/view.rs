@@ -37,6 +37,8 @@ pub struct NetworkView {
     pub simulations: Option<u32>,
     /// The margin weight of the search's utility.
     pub margin_weight: f32,
+    /// The scale of the search's Q transform at the root (`c_scale`).
+    pub c_scale: f32,
     /// The exact final margin for the player to move, where the bot's endgame database covers
     /// the position (the bot then plays a move that keeps it).
     pub database: Option<i32>,
@@ -148,6 +150,7 @@ fn network_view(
         proved,
         simulations: *sims,
         margin_weight: cfg.margin_weight,
+        c_scale: cfg.c_scale,
         database: oracle.and_then(|o| o.final_margin(pos)),
     };
     if let Some(exact) = oracle.and_then(|o| super::policy::exact_choice(o, pos, &logits)) {

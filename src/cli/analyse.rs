@@ -18,13 +18,14 @@ JSON keys (--json), stable:
   position, rules, to_move (\"s\" or \"n\"), bot (the spec),
   choice      the bot's move: a pit number or \"swap\"
   network     null, or for a policy: bot {value, margin, searched, proved, simulations,
-              margin_weight, database}: the value head (expected result in [-1, 1]) and margin
-              head (expected final margin in seeds) for the player to move, the search's utility
-              after its simulations (null without search), whether a proving search (:prove=on)
-              solved the position (searched and every q then exact), the simulations (null: the
-              policy alone), the utility's margin weight, the exact final margin for the player
-              to move where the bot's endgame database covers the position (null elsewhere and
-              with db=off; the bot then plays a move that keeps it)
+              margin_weight, c_scale, database}: the value head (expected result in [-1, 1])
+              and margin head (expected final margin in seeds) for the player to move, the
+              search's utility after its simulations (null without search), whether a proving
+              search (:prove=on) solved the position (searched and every q then exact), the
+              simulations (null: the policy alone), the utility's margin weight, the scale of
+              the root's Q transform (:c_scale=X), the exact final margin for the player to move
+              where the bot's endgame database covers the position (null elsewhere and with
+              db=off; the bot then plays a move that keeps it)
   moves       one object per legal move, in pit order: move, prior (the network's policy over the
               legal moves), visits and q (simulations through the move and its mean utility for
               the player to move), minimax (a minimax bot's score), lower and upper (the solver's
@@ -37,7 +38,7 @@ JSON keys (--json), stable:
 pub struct AnalyseArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS][:prove=on][:db=off|N],
+    /// The bot: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:db=off|N],
     /// policy:auto[:SIMS].
     #[arg(long, value_name = "SPEC")]
     bot: String,

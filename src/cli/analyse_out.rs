@@ -86,8 +86,8 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
         );
         if let (Some(v), Some(sims)) = (n.searched, n.simulations) {
             s += &format!(
-                "; after {sims} simulations, utility {v:+.3} (margin weight {:.2})",
-                n.margin_weight
+                "; after {sims} simulations, utility {v:+.3} (margin weight {:.2}, c_scale {})",
+                n.margin_weight, n.c_scale
             );
             if n.proved {
                 s += ", proved exact";

@@ -55,9 +55,13 @@ pub struct JudgeArgs {
     #[arg(long, requires = "simulations")]
     prove: bool,
     /// With `--simulations`: the search's utility `(1 - W) * value + W * margin` (`:margin=W` of a
-    /// `policy:` bot; the `hard` level's is 0.9), for both networks. Default: the checkpoint's.
+    /// `policy:` bot), for both networks. Default: the checkpoint's.
     #[arg(long, value_name = "W", requires = "simulations")]
     margin_weight: Option<f64>,
+    /// With `--simulations`: the scale of the root's Q transform `(c_visit + max visits) * X * q`
+    /// (`:c_scale=X` of a `policy:` bot), for both networks. Default: the checkpoint's.
+    #[arg(long, value_name = "X", requires = "simulations")]
+    c_scale: Option<f64>,
     /// Also score the network alone on the two held-out sets inside the endgame database (drawn
     /// as training draws and as the judge draws; built once into the solver's cache), with
     /// `--against` paired on them too (`heldout` in the JSON).
@@ -116,18 +120,13 @@ fn choices(
     set: &JudgeSet,
     model: &model::Model,
     sims: Option<u32>,
-    prove: bool,
-    margin: Option<f64>,
+    options: SearchOptions,
     mix: Option<f32>,
 ) -> Vec<usize> {
     let mut ev = evaluator(model, mix);
     match sims {
         None => set.picks(&mut ev),
         Some(n) => {
-            let options = SearchOptions {
-                prove: prove.then_some(true),
-                margin: margin.map(|w| w as f32),
-            };
             let cfg = search_config(model, Some(n), options);
             set.picks_with(|positions| {
                 let temps = vec![0.0; positions.len()];
@@ -147,6 +146,19 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     if a.margin_weight.is_some_and(|w| !(0.0..=1.0).contains(&w)) {
         anyhow::bail!("--margin-weight must be a number from 0 to 1");
     }
+    if a.c_scale
+        .is_some_and(|x| !(0.001..=f64::from(crate::bots::MAX_PLAY_C_SCALE)).contains(&x))
+    {
+        anyhow::bail!(
+            "--c-scale must be a number from 0.001 to {}",
+            crate::bots::MAX_PLAY_C_SCALE
+        );
+    }
+    let options = SearchOptions {
+        prove: a.prove.then_some(true),
+        margin: a.margin_weight.map(|w| w as f32),
+        c_scale: a.c_scale.map(|x| x as f32),
+    };
     if a.moves_mix.is_some_and(|w| !(0.0..=100.0).contains(&w)) {
         anyhow::bail!("--moves-mix must be a number from 0 to 100");
     }
@@ -185,14 +197,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         );
     }
     let set = JudgeSet::load_or_build(&rules, positions, a.seed, &a.cache, limit)?;
-    let picks = choices(
-        &set,
-        &m,
-        a.simulations,
-        a.prove,
-        a.margin_weight,
-        a.moves_mix,
-    );
+    let picks = choices(&set, &m, a.simulations, options, a.moves_mix);
     let score = set.score_picks(&picks)?;
     if let Some(file) = &a.misses {
         let text = serde_json::to_string_pretty(&set.misses(&picks)?)?;
@@ -202,14 +207,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     let against = other
         .as_ref()
         .map(|(o, other)| -> anyhow::Result<_> {
-            let theirs = choices(
-                &set,
-                other,
-                a.simulations,
-                a.prove,
-                a.margin_weight,
-                a.moves_mix,
-            );
+            let theirs = choices(&set, other, a.simulations, options, a.moves_mix);
             Ok((
                 o.clone(),
                 set.score_picks(&theirs)?,
@@ -250,6 +248,9 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             if let Some(w) = a.margin_weight {
                 v["margin_weight"] = w.into();
             }
+            if let Some(x) = a.c_scale {
+                v["c_scale"] = x.into();
+            }
         }
         if let Some((o, theirs, paired)) = &against {
             v["against"] = serde_json::json!({
@@ -288,9 +289,11 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             true => format!("with {n} simulations of a proving search"),
             false => format!("with {n} simulations"),
         };
-        match a.margin_weight {
-            Some(w) => format!("{how} (margin weight {w:.2})"),
-            None => how,
+        match (a.margin_weight, a.c_scale) {
+            (Some(w), Some(x)) => format!("{how} (margin weight {w:.2}, c_scale {x})"),
+            (Some(w), None) => format!("{how} (margin weight {w:.2})"),
+            (None, Some(x)) => format!("{how} (c_scale {x})"),
+            (None, None) => how,
         }
     });
     let mut s = format!(

@@ -365,6 +365,7 @@ impl Level {
                 path: path.to_string(),
                 sims: Some(HARD_SIMULATIONS),
                 margin: None,
+                c_scale: None,
                 prove: None,
                 db: crate::bots::PlayDb::Default,
             },
