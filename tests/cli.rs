@@ -19,6 +19,20 @@ fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
+/// `kalaha analyse --json` of `bot` on `pos`, without the solver.
+fn bot_view(bot: &str, pos: &str) -> serde_json::Value {
+    json(&[
+        "analyse",
+        "--bot",
+        bot,
+        "--position",
+        pos,
+        "--time-limit",
+        "0",
+        "--json",
+    ])
+}
+
 /// Runs a command that must fail: exit code 2 and one line on stderr naming the problem.
 fn refused(args: &[&str], needle: &str) {
     let out = kalaha(args);
@@ -409,18 +423,7 @@ fn c_scale_decides_how_far_the_searched_values_outweigh_the_prior() {
     // which loses a seed, while 64 simulations rank 4, the optimal move, first. With the Q
     // transform all but off the prior decides; leaning on the searched values finds 4.
     let pos = "2,11,1,4,3,5,5/1,0,2,0,6,2,6 s";
-    let analyse = |bot: &str| {
-        json(&[
-            "analyse",
-            "--bot",
-            bot,
-            "--position",
-            pos,
-            "--time-limit",
-            "0",
-            "--json",
-        ])
-    };
+    let analyse = |bot: &str| bot_view(bot, pos);
     let prior = analyse("policy:checkpoints/kalah64:64:c_scale=0.001");
     let searched = analyse("policy:checkpoints/kalah64:64:c_scale=100");
     assert_eq!(prior["choice"], 5, "{prior}");
@@ -438,18 +441,7 @@ fn analyse_says_when_a_proving_search_solved_the_position() {
     // proves the position and its utility is the exact margin over all 48 seeds (the checkpoint's
     // margin weight is 1); a plain search says nothing of the kind.
     let pos = "1,0,2,0,1,3,20/0,1,0,2,1,0,17 s";
-    let analyse = |bot: &str| {
-        json(&[
-            "analyse",
-            "--bot",
-            bot,
-            "--position",
-            pos,
-            "--time-limit",
-            "0",
-            "--json",
-        ])
-    };
+    let analyse = |bot: &str| bot_view(bot, pos);
     let v = analyse("policy:checkpoints/kalah64:32:prove=on");
     let n = &v["network"];
     assert_eq!(n["proved"], true, "{n}");
@@ -669,17 +661,9 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         &["judge", "--network", &kalah64, "--prove"],
         "--simulations",
     );
-    // The search's utility: weight 1 is the checkpoint's own, weight 0 (the value head alone)
-    // searches to other moves on the same set.
-    let weighted = |w: &'static str| {
-        let args = [
-            "--simulations",
-            "8",
-            "--margin-weight",
-            w,
-            "--cache",
-            &cache,
-        ];
+    // One search setting of the judge's 8-simulation search, the rest the checkpoint's.
+    let setting = |flag: &'static str, value: &'static str| {
+        let args = ["--simulations", "8", flag, value, "--cache", &cache];
         [
             &["judge", "--network", kalah64.as_str()][..],
             &args,
@@ -687,6 +671,9 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         ]
         .concat()
     };
+    // The search's utility: weight 1 is the checkpoint's own, weight 0 (the value head alone)
+    // searches to other moves on the same set.
+    let weighted = |w| setting("--margin-weight", w);
     let (one, zero) = (json(&weighted("1")), json(&weighted("0")));
     assert_eq!(
         (&one["margin_weight"], &zero["margin_weight"]),
@@ -705,15 +692,7 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
     );
     // The root's Q scale: the checkpoint's own (2) gives the plain search's picks, and a scale
     // that leaves the prior in charge gives others.
-    let scaled = |x: &'static str| {
-        let args = ["--simulations", "8", "--c-scale", x, "--cache", &cache];
-        [
-            &["judge", "--network", kalah64.as_str()][..],
-            &args,
-            &["--json"],
-        ]
-        .concat()
-    };
+    let scaled = |x| setting("--c-scale", x);
     let (own, prior) = (json(&scaled("2")), json(&scaled("0.001")));
     assert_eq!(
         (&own["c_scale"], &prior["c_scale"]),
