@@ -91,7 +91,7 @@ for step in "${steps[@]}"; do
               point res8 $r8
               score --network $r8 --against $r > $out/exact30-res8-vs-res4-s64.json
               rm "$seen" ;;
-    c-scale)  # the root's Q transform leaning harder on the searched values (`:c_scale=X`), paired
+    c-scale)  # the search's Q transform leaning harder on the searched values (`:c_scale=X`), paired
               # with the checkpoint's c_scale 2 on the lines; then c_scale 3 in 400 games against solver
               # (pair_games.py against the committed series, kalah64-teacher-scale)
               $PY search_scale.py --labels $labels --network $committed --c-scale 3 4 6 --c-visit 100 \

@@ -690,7 +690,7 @@ fn judge_scores_a_network_on_the_committed_judge_set() {
         &weighted("1.5"),
         "--margin-weight must be a number from 0 to 1",
     );
-    // The root's Q scale: the checkpoint's own (2) gives the plain search's picks, and a scale
+    // The search's Q scale: the checkpoint's own (2) gives the plain search's picks, and a scale
     // that leaves the prior in charge gives others.
     let scaled = |x| setting("--c-scale", x);
     let (own, prior) = (json(&scaled("2")), json(&scaled("0.001")));

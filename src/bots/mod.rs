@@ -108,7 +108,7 @@ pub enum BotSpec {
     /// several) and are solved leaves of the search; the database is the one the checkpoint was
     /// trained with (see [`BotContext::endgame_db`]). Options after it, in any order:
     /// `:margin=W` (with SIMS: the search's utility `(1 - W) * value + W * margin` instead of the
-    /// checkpoint's), `:c_scale=X` (with SIMS: the scale of the root's Q transform,
+    /// checkpoint's), `:c_scale=X` (with SIMS: the scale of the search's Q transform,
     /// [`crate::search::SearchConfig::c_scale`], instead of the checkpoint's), `:prove=on` or
     /// `:prove=off` (with SIMS: whether the search proves subtrees,
     /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:db=off`

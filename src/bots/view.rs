@@ -37,7 +37,7 @@ pub struct NetworkView {
     pub simulations: Option<u32>,
     /// The margin weight of the search's utility.
     pub margin_weight: f32,
-    /// The scale of the search's Q transform at the root (`c_scale`).
+    /// The scale of the search's Q transform (`c_scale`).
     pub c_scale: f32,
     /// The exact final margin for the player to move, where the bot's endgame database covers
     /// the position (the bot then plays a move that keeps it).

@@ -23,7 +23,7 @@ JSON keys (--json), stable:
               search's utility after its simulations (null without search), whether a proving
               search (:prove=on) solved the position (searched and every q then exact), the
               simulations (null: the policy alone), the utility's margin weight, the scale of
-              the root's Q transform (:c_scale=X), the exact final margin for the player to move
+              the search's Q transform (:c_scale=X), the exact final margin for the player to move
               where the bot's endgame database covers the position (null elsewhere and with
               db=off; the bot then plays a move that keeps it)
   moves       one object per legal move, in pit order: move, prior (the network's policy over the

@@ -58,7 +58,7 @@ pub struct JudgeArgs {
     /// `policy:` bot), for both networks. Default: the checkpoint's.
     #[arg(long, value_name = "W", requires = "simulations")]
     margin_weight: Option<f64>,
-    /// With `--simulations`: the scale of the root's Q transform `(c_visit + max visits) * X * q`
+    /// With `--simulations`: the scale of the search's Q transform `(c_visit + max visits) * X * q`
     /// (`:c_scale=X` of a `policy:` bot), for both networks. Default: the checkpoint's.
     #[arg(long, value_name = "X", requires = "simulations")]
     c_scale: Option<f64>,
