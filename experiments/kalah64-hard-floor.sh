@@ -90,6 +90,10 @@ for step in "${steps[@]}"; do
               # eight residual blocks of 512 (450 iterations), also paired with the four blocks
               point res8 $r8
               score --network $r8 --against $r > $out/exact30-res8-vs-res4-s64.json
+              # the 4x1024 run continued to 900 iterations, paired with its 450
+              w=../../checkpoints/runs/kalah64-teacher-scale-within1-exact30-w1024
+              score --network $w --against $w-450 > $out/exact30-w1024-900-vs-450-s64.json
+              $PY score.py --labels "$seen" --network $w --against $w-450 --simulations 1 --json > $out/exact30-w1024-900-seen-s1.json
               rm "$seen" ;;
     c-scale)  # the search's Q transform leaning harder on the searched values (`:c_scale=X`), paired
               # with the checkpoint's c_scale 2 on the lines; then c_scale 3 in 400 games against solver
