@@ -236,13 +236,13 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                 })
                 .is_some(),
             "c_scale" => c_scale
-                .replace(match value.parse::<f32>() {
-                    Ok(x) if x.is_finite() && (0.001..=MAX_PLAY_C_SCALE).contains(&x) => {
-                        (x * 1000.0).round() as u32
-                    }
+                .replace(match value.parse::<f64>() {
+                    Ok(x) if PLAY_C_SCALES.contains(&x) => (x * 1000.0).round() as u32,
                     _ => {
                         return Err(bad(format!(
-                            "c_scale '{value}' is not a number from 0.001 to {MAX_PLAY_C_SCALE}"
+                            "c_scale '{value}' is not a number from {} to {}",
+                            PLAY_C_SCALES.start(),
+                            PLAY_C_SCALES.end()
                         )));
                     }
                 })
@@ -349,9 +349,9 @@ impl BotSpec {
     }
 }
 
-/// The largest `c_scale=X` a name may ask for.
+/// The `c_scale=X` values a name (and `kalaha judge --c-scale`) may ask for.
 #[cfg(feature = "train")]
-pub const MAX_PLAY_C_SCALE: f32 = 100.0;
+pub const PLAY_C_SCALES: std::ops::RangeInclusive<f64> = 0.001..=100.0;
 
 /// The largest `db=N` a name may ask for (what fits in memory is checked when the bot is
 /// prepared).

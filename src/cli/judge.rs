@@ -146,12 +146,12 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
     if a.margin_weight.is_some_and(|w| !(0.0..=1.0).contains(&w)) {
         anyhow::bail!("--margin-weight must be a number from 0 to 1");
     }
-    if a.c_scale
-        .is_some_and(|x| !(0.001..=f64::from(crate::bots::MAX_PLAY_C_SCALE)).contains(&x))
-    {
+    let scales = crate::bots::PLAY_C_SCALES;
+    if a.c_scale.is_some_and(|x| !scales.contains(&x)) {
         anyhow::bail!(
-            "--c-scale must be a number from 0.001 to {}",
-            crate::bots::MAX_PLAY_C_SCALE
+            "--c-scale must be a number from {} to {}",
+            scales.start(),
+            scales.end()
         );
     }
     let options = SearchOptions {
@@ -289,11 +289,16 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             true => format!("with {n} simulations of a proving search"),
             false => format!("with {n} simulations"),
         };
-        match (a.margin_weight, a.c_scale) {
-            (Some(w), Some(x)) => format!("{how} (margin weight {w:.2}, c_scale {x})"),
-            (Some(w), None) => format!("{how} (margin weight {w:.2})"),
-            (None, Some(x)) => format!("{how} (c_scale {x})"),
-            (None, None) => how,
+        let settings: Vec<String> = [
+            a.margin_weight.map(|w| format!("margin weight {w:.2}")),
+            a.c_scale.map(|x| format!("c_scale {x}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        match settings.is_empty() {
+            true => how,
+            false => format!("{how} ({})", settings.join(", ")),
         }
     });
     let mut s = format!(
