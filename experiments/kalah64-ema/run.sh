@@ -8,6 +8,6 @@
 #   experiments/kalah64-ema/run.sh [--resume]        (KALAHA names another binary)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-exec experiments/continue-with-recipe.sh configs/kalah64.toml kalah64-ema checkpoints/kalah64 300 \
+exec experiments/tools/continue-with-recipe.sh configs/kalah64.toml kalah64-ema checkpoints/kalah64 300 \
   --set network.hidden=512 --set run.seed=745 --set optim.lr=0.0005 --set optim.lr_min=0.00003 \
   --set optim.ema_decay=0.999 --set eval.every=25 "$@"

@@ -22,7 +22,7 @@ TITLE = {
 # Where a rule set's latest report lives when the committed network's own run has none: the
 # international report judged kalah64-mixed's network, committed as checkpoints/kalah64 before
 # kalah64-v3 continued it.
-EVALUATED = {"kalah64": "kalah64-mixed"}
+EVALUATED = {"kalah64": "archive/kalah64-mixed"}
 
 
 def load(path):
