@@ -3,6 +3,7 @@
 //! Layers, bottom to top, each using only those below it (STYLE.md's map; `tests/layers.rs`
 //! fails on an upward `crate::` path):
 //! 0. [`files`]: files written whole or not at all (temporary name, flush, rename). Std only.
+//!    [`lineage`]: released networks' ids, recipes and parents, and the checks of them.
 //! 1. [`rules`]: positions, moves, rule options, notation, game records. Std only.
 //! 2. [`bench`](mod@bench): the rules core's throughput and the timing helpers of every benchmark.
 //! 3. [`env`](mod@env): the vectorised environment (batches of games stepped in parallel, observations).
@@ -23,6 +24,7 @@ pub mod cli;
 pub mod env;
 pub mod eval;
 pub mod files;
+pub mod lineage;
 #[cfg(feature = "train")]
 pub mod nn;
 pub mod play;

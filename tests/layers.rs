@@ -5,8 +5,8 @@ use std::path::Path;
 
 /// Bottom to top.
 const LAYERS: &[&str] = &[
-    "files", "rules", "bench", "env", "solver", "search", "nn", "bots", "train", "eval", "play",
-    "serve", "cli",
+    "files", "lineage", "rules", "bench", "env", "solver", "search", "nn", "bots", "train", "eval",
+    "play", "serve", "cli",
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -71,7 +71,7 @@ fn smoke_run_leaves_a_loadable_checkpoint_and_a_readable_log() {
     assert_eq!(meta["iteration"], 3);
     assert!(!meta["evaluations"].as_array().unwrap().is_empty());
 
-    let files = event_files(&dir.join("experiments/smoke"));
+    let files = event_files(&dir.join("checkpoints/runs/smoke"));
     assert_eq!(files.len(), 1);
     let scalars = read_scalars(&files[0]).unwrap();
     for tag in [

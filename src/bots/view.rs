@@ -42,6 +42,9 @@ pub struct NetworkView {
     /// The exact final margin for the player to move, where the bot's endgame database covers
     /// the position (the bot then plays a move that keeps it).
     pub database: Option<i32>,
+    /// The network's release id, where it is a released network (with why it is not trusted,
+    /// where its weights do not check out).
+    pub release: Option<String>,
 }
 
 /// What a bot thinks of a position.
@@ -152,6 +155,7 @@ fn network_view(
         margin_weight: cfg.margin_weight,
         c_scale: cfg.c_scale,
         database: oracle.and_then(|o| o.final_margin(pos)),
+        release: model.card.release.clone(),
     };
     if let Some(exact) = oracle.and_then(|o| super::policy::exact_choice(o, pos, &logits)) {
         choice = exact;

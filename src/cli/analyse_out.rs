@@ -80,6 +80,9 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
     let mut s = format!("{}\nposition: {pos}\n", pos.rules().describe());
     s += &format!("{} plays {}\n", bot.bot, bot.choice);
     if let Some(n) = &bot.network {
+        if let Some(id) = &n.release {
+            s += &format!("network release: {id}\n");
+        }
         s += &format!(
             "network: value {:+.3}, predicted margin {:+.1} seeds",
             n.value, n.margin

@@ -239,8 +239,12 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             held.push((score, paired));
         }
     }
+    let id = |p: &str| {
+        crate::lineage::describe(&model::folder(std::path::Path::new(p)).unwrap_or_default())
+    };
     if a.json {
         let mut v = serde_json::to_value(&score)?;
+        v["network_id"] = id(&path).into();
         v["seed"] = a.seed.into();
         if let Some(n) = a.simulations {
             v["simulations"] = n.into();
@@ -255,6 +259,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         if let Some((o, theirs, paired)) = &against {
             v["against"] = serde_json::json!({
                 "network": o,
+                "network_id": id(o),
                 "optimal_rate": theirs.optimal_rate,
                 "std_err": theirs.std_err,
                 "only_network": paired.only_first,
@@ -302,7 +307,8 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         }
     });
     let mut s = format!(
-        "{path}: {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
+        "{path} ({}): {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
+        id(&path),
         pct(score.optimal_rate),
         pct(score.std_err),
         score.positions,

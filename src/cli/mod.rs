@@ -9,6 +9,8 @@ mod json;
 #[cfg(feature = "train")]
 mod judge;
 mod matches;
+#[cfg(feature = "train")]
+mod networks;
 mod play;
 mod progress;
 #[cfg(feature = "train")]
@@ -63,6 +65,9 @@ enum Command {
     /// Release a run's latest network as `checkpoints/NAME/` (its weights and sidecar).
     #[cfg(feature = "train")]
     Release(release::ReleaseArgs),
+    /// List the released networks: id, rules, lineage and figures, their weights checked.
+    #[cfg(feature = "train")]
+    Networks(networks::NetworksArgs),
 }
 
 /// Rule flags shared by every subcommand that plays a game.
@@ -168,5 +173,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Judge(a) => judge::run(a),
         #[cfg(feature = "train")]
         Command::Release(a) => release::run(a),
+        #[cfg(feature = "train")]
+        Command::Networks(a) => networks::run(a),
     }
 }

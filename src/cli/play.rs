@@ -51,8 +51,9 @@ fn network(ctx: &mut BotContext, rules: &Rules) -> Result<String, String> {
     let spec = Level::Hard.spec(Some(&path));
     ctx.prepare(&spec, rules).map_err(|e| format!("{e:#}"))?;
     eprintln!(
-        "kalaha: level hard is the network {path} ({}) with {} simulations",
+        "kalaha: level hard is the network {path} ({}, release {}) with {} simulations",
         rules.canonical_name(),
+        crate::lineage::describe(&found.dir),
         crate::play::HARD_SIMULATIONS
     );
     Ok(path)

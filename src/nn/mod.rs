@@ -223,6 +223,30 @@ impl NetConfig {
         total as usize + 1
     }
 
+    /// The shape in a few words: `4x512 plain relu, onehot input, move head`.
+    pub fn describe(&self) -> String {
+        fn word(v: &impl Serialize) -> String {
+            serde_json::to_value(v)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
+        }
+        let bins = if self.margin_bins > 0 {
+            format!(", {} margin bins", self.margin_bins)
+        } else {
+            String::new()
+        };
+        format!(
+            "{}x{} {} {}, {} input{}{bins}",
+            self.layers,
+            self.hidden,
+            word(&self.block),
+            word(&self.activation),
+            word(&self.input),
+            if self.moves { ", move head" } else { "" },
+        )
+    }
+
     /// Whether its margin bins fit rules of `total` seeds: none, or
     /// [`NetConfig::margin_bins_for`].
     pub fn margin_bins_fit(&self, total: u32) -> bool {

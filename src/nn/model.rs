@@ -80,6 +80,9 @@ pub struct ModelCard {
     /// The endgame database its self-play searched with (`selfplay.endgame_db_seeds`, 0: none),
     /// where the sidecar records it.
     pub endgame_db_seeds: Option<u32>,
+    /// Its release id where the sidecar has a release card; [`load`] checks it against the
+    /// weights ([`crate::lineage::describe`]: the id, or the id and why it is not trusted).
+    pub release: Option<String>,
 }
 
 /// The sidecar fields read here; the others belong to training.
@@ -92,6 +95,13 @@ struct CardFile {
     /// Required: sidecars made before checkpoint files were versioned (which did not name them)
     /// are of networks whose input is no longer read.
     files: Files,
+    #[serde(default)]
+    release: Option<CardRelease>,
+}
+
+#[derive(Deserialize)]
+struct CardRelease {
+    id: String,
 }
 
 #[derive(Deserialize)]
@@ -163,6 +173,7 @@ pub fn load_card(dir: &Path) -> anyhow::Result<ModelCard> {
         search: f.config.search,
         model_file: f.files.model,
         endgame_db_seeds: f.config.selfplay.and_then(|p| p.endgame_db_seeds),
+        release: f.release.map(|r| r.id),
     })
 }
 
@@ -190,7 +201,10 @@ pub fn load_weights(
 /// Loads the checkpoint a path names (see [`folder`]) for play on the CPU.
 pub fn load(path: &Path) -> anyhow::Result<Model> {
     let dir = folder(path)?;
-    let card = load_card(&dir)?;
+    let mut card = load_card(&dir)?;
+    if card.release.is_some() {
+        card.release = Some(crate::lineage::describe(&dir));
+    }
     let net = load_weights(
         &dir,
         &card.model_file,

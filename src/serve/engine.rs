@@ -93,7 +93,11 @@ impl Engines {
                     .and_then(|p| Ok(p.batched(threads)?))
                 {
                     Ok(p) => {
-                        eprintln!("kalaha: level hard for {} is {p}", rules.canonical_name());
+                        eprintln!(
+                            "kalaha: level hard for {} is {p} (release {})",
+                            rules.canonical_name(),
+                            crate::lineage::describe(&found.dir)
+                        );
                         hard.insert(rules.spec(), p);
                     }
                     Err(e) => eprintln!(

@@ -7,10 +7,10 @@
 //! commit point: a checkpoint is the files its sidecar names, so a crash at any moment leaves the
 //! previous checkpoint whole (its files are removed only after the new sidecar is in place).
 //!
-//! [`release`] copies a run's latest weights and sidecar into `checkpoints/<name>/` as a released
-//! network: the same sidecar naming the weights alone (`checkpoints/README.md`).
+//! [`super::release`] copies a run's latest weights and sidecar into `checkpoints/<name>/` as a
+//! released network (`checkpoints/README.md`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, bail};
 use burn::optim::ModuleOptimizer;
@@ -84,6 +84,23 @@ pub struct Meta {
     /// The checkpoint's files: the weights, and in a run's checkpoint (not a released network's)
     /// the optimizer and run state.
     pub files: Files,
+    /// The commits of the binaries that trained it, one a sitting, without repeats
+    /// ([`crate::lineage::COMMIT`]; sidecars made before it was kept have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commits: Vec<String>,
+    /// A released network's identity and lineage (`kalaha release` writes it; a run's
+    /// checkpoints have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<crate::lineage::ReleaseCard>,
+}
+
+impl Meta {
+    /// Notes that this binary trains on: its commit is added unless it was the last one.
+    pub fn stamp_commit(&mut self) {
+        if self.commits.last().map(String::as_str) != Some(crate::lineage::COMMIT) {
+            self.commits.push(crate::lineage::COMMIT.to_string());
+        }
+    }
 }
 
 /// Writes a checkpoint into `dir`: weights (`net`, and `training` where the trained weights are
@@ -126,7 +143,7 @@ pub fn save(
 }
 
 /// Removes the weight, optimizer and state files in `dir` that `keep` does not name.
-fn remove_unnamed(dir: &Path, keep: &Files) {
+pub(crate) fn remove_unnamed(dir: &Path, keep: &Files) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -222,83 +239,6 @@ pub fn check_compatible(
     Ok(())
 }
 
-/// What [`release`] did.
-#[derive(Clone, Debug, Serialize)]
-pub struct Released {
-    /// The run's checkpoint folder released from.
-    pub run: PathBuf,
-    /// The released network's folder.
-    pub network: PathBuf,
-    /// Its weights file (the run's latest).
-    pub model: String,
-    /// The iteration of those weights.
-    pub iteration: u32,
-    /// The rules it plays, described.
-    pub rules: String,
-    /// Whether a network of that name was replaced (`--force`).
-    pub replaced: bool,
-}
-
-/// Releases the checkpoint `run` (a run's folder or its sidecar) as the network `name` in `root`
-/// (`checkpoints`): its latest weights and its sidecar naming them alone (no optimizer or run
-/// state), each written under a temporary name and renamed, the sidecar last, as [`save`] does.
-/// Refuses a checkpoint that does not load, a name that is not a plain folder name or is one of
-/// [`model::NOT_NETWORKS`], and a name already there unless `force` (which replaces it: its other
-/// weights files go once the new sidecar is in place).
-pub fn release(run: &Path, root: &Path, name: &str, force: bool) -> anyhow::Result<Released> {
-    if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
-        bail!("the network name '{name}' is not a plain folder name");
-    }
-    if model::NOT_NETWORKS.contains(&name) {
-        bail!(
-            "{} holds no networks (checkpoints/README.md): choose another name",
-            root.join(name).display()
-        );
-    }
-    let dir = model::folder(run)?;
-    let (_, meta) = load_net(&dir, &Device::flex())
-        .with_context(|| format!("{} cannot be released", dir.display()))?;
-    let target = root.join(name);
-    let replaced = target.exists();
-    if replaced {
-        let same = |a: &Path| a.canonicalize().ok();
-        if same(&target) == same(&dir) {
-            bail!("{} is the checkpoint itself", target.display());
-        }
-        if !force {
-            bail!(
-                "{} exists: pass --force to replace it, or choose another name",
-                target.display()
-            );
-        }
-        if !target.is_dir() {
-            bail!("{} is not a folder", target.display());
-        }
-    }
-    std::fs::create_dir_all(&target)
-        .with_context(|| format!("cannot create {}", target.display()))?;
-    let model = meta.files.model.clone();
-    let from = dir.join(&model);
-    files::write_via_temp(&target.join(&model), |tmp| {
-        std::fs::copy(&from, tmp).map(|_| ())
-    })
-    .with_context(|| format!("cannot copy {} into {}", from.display(), target.display()))?;
-    let mut released = meta.clone();
-    released.files = meta.files.released();
-    let side = target.join("meta.json");
-    files::write_bytes(&side, serde_json::to_string_pretty(&released)?.as_bytes())
-        .with_context(|| format!("cannot write {}", side.display()))?;
-    remove_unnamed(&target, &released.files);
-    Ok(Released {
-        run: dir,
-        network: target,
-        model,
-        iteration: meta.iteration,
-        rules: meta.rules.build()?.describe(),
-        replaced,
-    })
-}
-
 /// Config keys a resumed run may change: its length, where and how often it saves, the device,
 /// and the evaluation settings.
 const MAY_CHANGE: &[&str] = &[
@@ -309,6 +249,7 @@ const MAY_CHANGE: &[&str] = &[
     "run.experiment_dir",
     "run.device",
     "run.init",
+    "run.parent",
     "eval.",
 ];
 

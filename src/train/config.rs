@@ -65,6 +65,12 @@ pub struct RunConfig {
     /// with zero outgoing weights, so the run starts from the same outputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<PathBuf>,
+    /// Optional: the release id (`NAME-YYYYMMDD-HASH8`, see [`crate::lineage`]) of a released
+    /// network to start from, as `init` does; found among the released networks
+    /// ([`crate::nn::model::checkpoint_roots`]) and refused unless its weights check out. A
+    /// recipe names its parent this way, so that the release it makes records the parent's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 fn default_judge_dir() -> PathBuf {
@@ -277,22 +283,44 @@ fn check(ok: bool, key: &str, why: &str) -> anyhow::Result<()> {
 impl TrainConfig {
     /// Reads a config file and applies `key.sub=value` overrides.
     pub fn load(path: &Path, sets: &[String]) -> anyhow::Result<TrainConfig> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
-        let cfg = TrainConfig::parse(&text, sets)
-            .with_context(|| format!("config {}", path.display()))?;
-        Ok(cfg)
+        super::Recipe::load(path, sets)?.single()
     }
 
-    /// Parses config text and applies overrides.
+    /// Parses config text and applies overrides. A recipe of several stages
+    /// ([`super::recipe`]) is refused: [`super::Recipe`] reads those.
     pub fn parse(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
-        let mut table: toml::Table = text.parse()?;
+        super::Recipe::parse(text, sets, "the config")?.single()
+    }
+
+    /// A config from a parsed TOML table (no `[[stage]]`) with overrides, checked.
+    pub(crate) fn from_table(table: toml::Table, sets: &[String]) -> anyhow::Result<TrainConfig> {
+        TrainConfig::from_table_with(table, sets, |_| Ok(()))
+    }
+
+    /// [`TrainConfig::from_table`], with `fix` applied to the table after the overrides.
+    pub(crate) fn from_table_with(
+        mut table: toml::Table,
+        sets: &[String],
+        fix: impl FnOnce(&mut toml::Table) -> anyhow::Result<()>,
+    ) -> anyhow::Result<TrainConfig> {
         for set in sets {
             apply_set(&mut table, set)?;
         }
+        fix(&mut table)?;
         let cfg: TrainConfig = toml::from_str(&toml::to_string(&table)?)?;
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// The checkpoint a fresh run starts from: `run.init`, or the folder of the release
+    /// `run.parent` names (checked), or none.
+    pub fn init_source(&self) -> anyhow::Result<Option<PathBuf>> {
+        if let Some(id) = &self.run.parent {
+            let roots = crate::nn::model::checkpoint_roots();
+            let (dir, _) = crate::lineage::resolve_parent(id, &roots).context("run.parent")?;
+            return Ok(Some(dir));
+        }
+        Ok(self.run.init.clone())
     }
 
     /// The rules the config names.
@@ -375,6 +403,11 @@ impl TrainConfig {
             matches!(r.device.as_str(), "cpu" | "wgpu" | "cuda"),
             "run.device",
             "must be cpu, wgpu or cuda",
+        )?;
+        check(
+            r.init.is_none() || r.parent.is_none(),
+            "run.parent",
+            "and run.init both name a start: give one",
         )?;
         Ok(())
     }
@@ -587,14 +620,22 @@ fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()> {
     let (key, raw) = set
         .split_once('=')
         .with_context(|| format!("--set '{set}' is not key=value"))?;
-    let key = key.trim();
     let value: toml::Value = match format!("v = {}", raw.trim()).parse::<toml::Table>() {
         Ok(mut t) => t.remove("v").expect("parsed above"),
         Err(_) => toml::Value::String(raw.trim().to_string()),
     };
+    apply_set_value(table, key.trim(), value).with_context(|| format!("--set '{set}'"))
+}
+
+/// Sets the dotted `key` (`section.key`) of `table` to `value`, creating sections on the way.
+pub(crate) fn apply_set_value(
+    table: &mut toml::Table,
+    key: &str,
+    value: toml::Value,
+) -> anyhow::Result<()> {
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        bail!("--set '{set}': bad key '{key}'");
+        bail!("bad key '{key}'");
     }
     let mut t = table;
     for p in &parts[..parts.len() - 1] {
@@ -603,7 +644,7 @@ fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()> {
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         t = entry
             .as_table_mut()
-            .with_context(|| format!("--set '{set}': '{p}' is not a section"))?;
+            .with_context(|| format!("'{p}' is not a section"))?;
     }
     t.insert(parts[parts.len() - 1].to_string(), value);
     Ok(())
@@ -618,16 +659,31 @@ mod tests {
     #[test]
     fn shipped_configs_parse() {
         TrainConfig::parse(SMOKE, &[]).unwrap();
-        TrainConfig::parse(include_str!("../../configs/kalah64.toml"), &[]).unwrap();
-        // Every shipped config, its `[rules]` table included, loads and names valid rules.
+        // The shipped Kalah(6,4) network's recipe: a 4x256 network from nothing, widened to 4x512.
+        let r = super::super::Recipe::parse(include_str!("../../configs/kalah64.toml"), &[], "k")
+            .unwrap();
+        assert_eq!(r.names(), ["base", "widen", "ema"]);
+        assert!(r.stages[0].config.run.init.is_none() && r.stages[0].config.run.parent.is_none());
+        assert_eq!(r.last().config.network.hidden, 512);
+        // Every shipped config, its `[rules]` table included, loads and names valid rules, and
+        // none starts from a path into the records: a start is a release id or a recipe's stage.
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
         let mut n = 0;
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let p = e.path();
             if p.extension().is_some_and(|x| x == "toml") {
                 let text = std::fs::read_to_string(&p).unwrap();
-                let c = TrainConfig::parse(&text, &[]).unwrap_or_else(|e| panic!("{p:?}: {e:#}"));
-                c.rules().unwrap();
+                let r = super::super::Recipe::parse(&text, &[], "x")
+                    .unwrap_or_else(|e| panic!("{p:?}: {e:#}"));
+                for s in &r.stages {
+                    s.config.rules().unwrap();
+                    let init = s.config.run.init.as_deref().unwrap_or(Path::new(""));
+                    assert!(!init.starts_with("experiments"), "{p:?}: run.init {init:?}");
+                    assert!(
+                        !s.config.run.experiment_dir.starts_with("experiments"),
+                        "{p:?}"
+                    );
+                }
                 n += 1;
             }
         }

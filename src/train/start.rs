@@ -137,6 +137,7 @@ fn start_or_resume(
             None => (net, None),
         };
         meta.config = cfg.clone();
+        meta.stamp_commit();
         return Ok(Start {
             net,
             average,
@@ -159,8 +160,8 @@ fn start_or_resume(
         );
     }
     train_device.seed(cfg.run.seed);
-    let net = match &cfg.run.init {
-        Some(path) => init_net(path, cfg, rules, train_device)?,
+    let net = match cfg.init_source()? {
+        Some(path) => init_net(&path, cfg, rules, train_device)?,
         None => Net::new(&cfg.network, rules.pits(), train_device),
     };
     Ok(Start {
@@ -179,6 +180,8 @@ fn start_or_resume(
             seconds: 0.0,
             evaluations: Vec::new(),
             files: checkpoint::Files::of_run(0, cfg.optim.ema_decay > 0.0),
+            commits: vec![crate::lineage::COMMIT.to_string()],
+            release: None,
         },
         state: None,
     })
