@@ -48,10 +48,10 @@ def rust_selfplay(binary: str, threads: int, games: int, sims: int, iterations: 
     """``pos/s`` of the progress lines of a short ``kalaha train`` run (first iteration left out)."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [
-            binary, "train", "--config", "configs/kalah64.toml",
+            binary, "train", "--config", "configs/kalah64.toml", "--stage", "ema",
             "--set", "run.name=bench", "--set", f"run.iterations={iterations}",
             "--set", f"run.checkpoint_dir=\"{tmp}\"", "--set", f"run.experiment_dir=\"{tmp}\"",
-            "--set", "run.init=\"experiments/kalah64-v3/network\"", "--set", "run.checkpoint_every=1000",
+            "--set", "run.init=\"checkpoints/kalah64\"", "--set", "run.checkpoint_every=1000",
             "--set", f"selfplay.games={games}", "--set", f"search.simulations={sims}",
             "--set", "selfplay.endgame_db_seeds=0", "--set", "selfplay.exact_share=0.0",
             "--set", "eval.every=0", "--set", "eval.games=0", "--set", "eval.opponents=[]",

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Folders of `checkpoints/` that hold no released networks (as `kalaha::nn::model::NOT_NETWORKS`).
-const NOT_NETWORKS: &[&str] = &["judge", "runs"];
+const NOT_NETWORKS: &[&str] = &["judge", "labels", "runs"];
 
 /// FNV-1a over `bytes`, continuing from `h`.
 fn fnv(mut h: u64, bytes: &[u8]) -> u64 {

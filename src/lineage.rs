@@ -281,6 +281,10 @@ pub enum ParentCheck {
 /// Checks a released network: its weights against the card's hash, the id against its name,
 /// date and hash, and its parent (if named) against a release of that id among `roots`' folders.
 pub fn verify(r: &Released, roots: &[PathBuf]) -> (Trust, ParentCheck) {
+    verify_at(r, roots, 0)
+}
+
+fn verify_at(r: &Released, roots: &[PathBuf], depth: usize) -> (Trust, ParentCheck) {
     let Some(card) = &r.card else {
         return (Trust::Unreleased, ParentCheck::None);
     };
@@ -318,22 +322,34 @@ pub fn verify(r: &Released, roots: &[PathBuf]) -> (Trust, ParentCheck) {
     let Some(parent) = &card.parent else {
         return (Trust::Verified, ParentCheck::None);
     };
-    match find(&parent.id, roots) {
-        Some(p) => match p.card {
-            Some(pc) if pc.weights_sha256 == parent.weights_sha256 => {
-                (Trust::Verified, ParentCheck::Present)
-            }
-            _ => (
-                Trust::Mismatch(format!(
-                    "its parent {} in {} does not have the weights it names",
-                    parent.id,
-                    p.dir.display()
-                )),
-                ParentCheck::Present,
-            ),
-        },
-        None => (Trust::Verified, ParentCheck::Absent),
+    let Some(p) = find(&parent.id, roots) else {
+        return (Trust::Verified, ParentCheck::Absent);
+    };
+    let names_other = p
+        .card
+        .as_ref()
+        .is_none_or(|pc| pc.weights_sha256 != parent.weights_sha256);
+    if names_other {
+        return (
+            Trust::Mismatch(format!(
+                "its parent {} in {} does not have the weights it names",
+                parent.id,
+                p.dir.display()
+            )),
+            ParentCheck::Present,
+        );
     }
+    // The parent's own card must check out too (a chain is as good as its links; ids hold their
+    // weights' hash, so cards cannot name each other in a loop without a mismatch).
+    if depth < 32
+        && let (Trust::Mismatch(why), _) = verify_at(&p, roots, depth + 1)
+    {
+        return (
+            Trust::Mismatch(format!("its parent {}: {why}", parent.id)),
+            ParentCheck::Present,
+        );
+    }
+    (Trust::Verified, ParentCheck::Present)
 }
 
 /// The released networks in `roots` (each root's sub-folders with a readable sidecar, by name).
@@ -495,6 +511,7 @@ mod tests {
             verify(&read(&root.join("a")).unwrap(), &roots).0,
             Trust::Mismatch(_)
         ));
+        assert!(matches!(verify(&b, &roots).0, Trust::Mismatch(_)));
         assert!(matches!(
             resolve_parent(&a.id, &roots),
             Err(ParentError::Untrusted { .. })

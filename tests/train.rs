@@ -616,7 +616,7 @@ fn a_run_writes_under_checkpoints_runs_and_caches_its_judge_set_in_the_judge_dir
 fn a_labels_file_feeds_a_run_of_exact_labels_alone() {
     let dir = scratch("label-file-exact");
     let labels = std::fs::read_to_string(format!(
-        "{}/experiments/midgame-labels/labels-6x4-seed1.jsonl",
+        "{}/checkpoints/labels/labels-6x4-seed1.jsonl",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();

@@ -33,7 +33,7 @@ for step in "${steps[@]}"; do
     margin)   # the search's utility leaning on the value head, (1 - W) * value + W * margin, paired with W = 1
               $PY search_scale.py --labels $labels --network $committed --c-scale --c-visit --considered \
                 --margin-weight 0.95 0.9 0.85 0.75 0.5 --json > $out/margin-games.json
-              $PY search_scale.py --network $committed --labels labels-6x4-seed1.jsonl \
+              $PY search_scale.py --network $committed --labels ../../checkpoints/labels/labels-6x4-seed1.jsonl \
                 --c-scale --c-visit --considered --margin-weight 0.9 --json > $out/margin-judge-like.json ;;
     margin-loss) # the set-valued scratch run with optim.margin_weight 32, paired with the weight-8 run
               m32=../../checkpoints/runs/kalah64-teacher-scale-within1-m32 w8=../../checkpoints/runs/kalah64-teacher-scale-within1

@@ -24,7 +24,7 @@ PLIES = [(0, 7), (8, 11), (12, 15), (16, 23), (24, 999)]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--labels", type=Path, default=HERE / "labels-6x4-seed1.jsonl")
+    ap.add_argument("--labels", type=Path, default=HERE.parents[1] / "checkpoints" / "labels" / "labels-6x4-seed1.jsonl")
     ap.add_argument("--network", default="checkpoints/kalah64")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

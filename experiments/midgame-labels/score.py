@@ -36,7 +36,7 @@ BANDS = ((19, 24), (25, 30), (31, 36), (37, 48))
 
 HERE = Path(__file__).resolve().parent
 # The exact middle-game labels: the committed file, then label.py's file in the solver cache.
-LABELS = [HERE / "labels-6x4-seed1.jsonl",
+LABELS = [HERE.parents[1] / "checkpoints" / "labels" / "labels-6x4-seed1.jsonl",
           Path(os.environ.get("KALAHA_CACHE") or Path.home() / ".cache" / "kalaha")
           / "midgame-labels-6x4-seed1.jsonl"]
 

@@ -29,7 +29,7 @@ from score import BANDS, HERE, game_sides, judged, load, perfect_play, rate, sid
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--labels", type=Path, nargs="*", default=[HERE / "labels-6x4-seed1.jsonl"])
+    ap.add_argument("--labels", type=Path, nargs="*", default=[HERE.parents[1] / "checkpoints" / "labels" / "labels-6x4-seed1.jsonl"])
     ap.add_argument("--network", default="checkpoints/kalah64")
     ap.add_argument("--simulations", type=int, default=64)
     ap.add_argument("--c-scale", type=float, nargs="*", default=[1.0, 3.0, 4.0, 6.0])

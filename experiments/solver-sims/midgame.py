@@ -19,7 +19,7 @@ ap.add_argument("--simulations", type=int, nargs="+", default=[256, 1024, 4096])
 ap.add_argument("--positions", type=int, default=3000, help="the first K labels of the file")
 ap.add_argument("--json", action="store_true")
 a = ap.parse_args()
-rows = load([here.parent / "midgame-labels" / "labels-6x4-seed1.jsonl"])[: a.positions]
+rows = load([here.parents[1] / "checkpoints" / "labels" / "labels-6x4-seed1.jsonl"])[: a.positions]
 net = kalaha.Network.load(str(here.parent.parent / "checkpoints" / "kalah64"))
 positions = [kalaha.Position(r["position"], net.rules) for r in rows]
 # Actions are pit numbers minus one for the player to move (no swap under these rules).

@@ -24,7 +24,7 @@ import kalaha
 from kalaha.research import pick
 
 HERE = Path(__file__).resolve().parent
-LABELS = HERE.parent / "midgame-labels" / "labels-6x4-seed1.jsonl"
+LABELS = HERE.parents[1] / "checkpoints" / "labels" / "labels-6x4-seed1.jsonl"
 
 
 def resplit(notation: str, mine: int) -> str:

@@ -12,7 +12,7 @@ out=$1 a=$2 b=$3 tag=$4
 k=${KALAHA:-./target/release/kalaha}
 PY=${PYTHON:-python3}
 export RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-1}
-$PY experiments/midgame-labels/score.py --labels experiments/midgame-labels/labels-6x4-seed1.jsonl \
+$PY experiments/midgame-labels/score.py --labels checkpoints/labels/labels-6x4-seed1.jsonl \
   --network "$a" --against "$b" --json > "$out/midgame-$tag.json"
 $k judge --network "$a" --heldout --against "$b" --json > "$out/judge-$tag.json"
 $k judge --network "$a" --simulations 64 --against "$b" --json > "$out/judge-sims64-$tag.json"

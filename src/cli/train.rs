@@ -23,10 +23,16 @@ pub struct TrainArgs {
     /// Continue from the last checkpoint (a recipe: its finished stages are passed over).
     #[arg(long)]
     resume: bool,
+    /// Train only this stage of a recipe (in its own folder, from its usual start).
+    #[arg(long, value_name = "NAME")]
+    stage: Option<String>,
 }
 
 pub fn run(a: TrainArgs) -> anyhow::Result<()> {
-    let recipe = Recipe::load(&a.config, &a.sets)?;
+    let mut recipe = Recipe::load(&a.config, &a.sets)?;
+    if let Some(name) = &a.stage {
+        recipe = recipe.only(name)?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();

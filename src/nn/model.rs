@@ -224,7 +224,7 @@ pub const ROOTS_VAR: &str = "KALAHA_CHECKPOINTS";
 
 /// Folders of `checkpoints/` that hold no released networks, whatever they contain: the judge
 /// sets and the runs' output (`checkpoints/README.md`).
-pub const NOT_NETWORKS: &[&str] = &["judge", "runs"];
+pub const NOT_NETWORKS: &[&str] = &["judge", "labels", "runs"];
 
 /// The released networks in `root` (a `checkpoints/` folder), sorted by name: every folder but
 /// [`NOT_NETWORKS`] whose sidecar names weights alone, no optimizer or run state (what

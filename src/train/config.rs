@@ -141,7 +141,7 @@ pub struct SelfPlayConfig {
     #[serde(default)]
     pub label_skip_forced: bool,
     /// A file of exactly labelled positions outside the database (JSON lines, as
-    /// `experiments/midgame-labels/label.py` writes them; see [`super::label_file`]), mixed into
+    /// `python -m kalaha.labels` writes them; see [`super::label_file`]), mixed into
     /// each iteration with `label_file_share`, beside self-play or beside the database's labels
     /// (`labels = "exact"`) alike. A relative path is read from the working directory. Default
     /// none.
@@ -616,7 +616,7 @@ impl TrainConfig {
 }
 
 /// Applies one `a.b.c=value` override; the value is read as TOML, or as a string if it is not.
-fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()> {
+pub(crate) fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()> {
     let (key, raw) = set
         .split_once('=')
         .with_context(|| format!("--set '{set}' is not key=value"))?;

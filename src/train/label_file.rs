@@ -1,6 +1,8 @@
-//! Exactly labelled positions read from a file (the JSON lines that
-//! `experiments/midgame-labels/label.py` writes: one position outside the endgame database a line,
-//! every legal move solved), as a training source beside self-play and the database's labels.
+//! Exactly labelled positions read from a file, as a training source beside self-play and the
+//! database's labels. The format is defined here: JSON lines, one position outside the endgame
+//! database a line, every legal move solved (`{"i", "position", "source", "ply", "board_seeds",
+//! "value", "moves": {pit: value}, "seconds"}`); `python -m kalaha.labels` writes such a file,
+//! and `checkpoints/labels/labels-6x4-seed1.jsonl` is the one the product ships.
 //!
 //! Each line carries an index `i`; the lines whose index is a multiple of the hold-out stride are
 //! never trained on, so the same file gives a held-out set that training cannot have seen.
@@ -277,7 +279,7 @@ mod tests {
                 .into_iter()
                 .collect();
         assert!(judged.len() > 1000, "the committed judge set is read");
-        let path = root.join("experiments/midgame-labels/labels-6x4-seed1.jsonl");
+        let path = root.join("checkpoints/labels/labels-6x4-seed1.jsonl");
         let f = LabelFile::load(&path, &rules, 5, &judged).unwrap();
         eprintln!(
             "{} trained on, {} held out, {} left out",

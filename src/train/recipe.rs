@@ -18,8 +18,9 @@
 //! set = { network.hidden = 512, optim.lr = 0.0005 }   # on top of the stages before it
 //! ```
 //!
-//! Stage `k`'s config is the file's, then the `set` tables of stages 1 to `k` in order, then the
-//! command line's `--set` overrides; its `run.iterations` is the stage's, its checkpoints go to
+//! Stage `k`'s config is the file's, then the `set` tables of stages 1 to `k` in order; its
+//! `run.iterations` is the stage's; then the command line's `--set` overrides (all but
+//! `run.name` and the folders, which place the recipe as a whole); its checkpoints go to
 //! `<run.checkpoint_dir>/<run.name>/<stage>/` and its logs beside them, and every stage after the
 //! first starts from the one before it (`run.init`) unless its `set` names another start. A config
 //! without stages is a recipe of one stage: the config itself, in `<checkpoint_dir>/<name>/`.
@@ -91,6 +92,16 @@ fn check_stage_name(name: &str) -> anyhow::Result<()> {
         bail!("stage name '{name}' must be a plain folder name (letters, digits, - and _)");
     }
     Ok(())
+}
+
+/// Whether a `--set` override names the recipe's name or folders (applied to the recipe, not to
+/// each stage).
+fn places_the_recipe(set: &str) -> bool {
+    let key = set.split_once('=').map_or(set, |(k, _)| k).trim();
+    matches!(
+        key,
+        "run.name" | "run.checkpoint_dir" | "run.experiment_dir"
+    )
 }
 
 /// Flattens a `set` table (`{ network.hidden = 512 }` or `{ "network.hidden" = 512 }`) into
@@ -196,7 +207,7 @@ impl Recipe {
                     toml::Value::String(prev.display().to_string()),
                 );
             }
-            let cfg = TrainConfig::from_table_with(t, sets, |t| {
+            let cfg = TrainConfig::from_table_with(t, &[], |t| {
                 let run = t
                     .get_mut("run")
                     .and_then(|r| r.as_table_mut())
@@ -214,6 +225,12 @@ impl Recipe {
                     "experiment_dir".into(),
                     toml::Value::String(logs.display().to_string()),
                 );
+                // The command line's overrides apply to every stage, over the stage's own keys
+                // (`--set run.iterations=2` shortens each stage), but those that place the
+                // recipe's folder place it once, above.
+                for set in sets.iter().filter(|s| !places_the_recipe(s)) {
+                    super::config::apply_set(t, set)?;
+                }
                 Ok(())
             })
             .with_context(|| what.clone())?;
@@ -256,6 +273,16 @@ impl Recipe {
             .find(|s| s.name == name)
             .map(|s| s.config)
             .with_context(|| format!("no stage '{name}' (the stages: {})", names.join(", ")))
+    }
+
+    /// The recipe cut to its stage `name` alone (in its own folder, starting as in the recipe).
+    pub fn only(mut self, name: &str) -> anyhow::Result<Recipe> {
+        let names = self.names();
+        let Some(i) = self.stages.iter().position(|s| s.name == name) else {
+            bail!("no stage '{name}' (the stages: {})", names.join(", "));
+        };
+        self.stages = vec![self.stages.swap_remove(i)];
+        Ok(self)
     }
 
     /// The stages' names, in order.
@@ -451,6 +478,15 @@ mod tests {
         assert_eq!(c.config.run.init.as_deref(), Some(b.dir().as_path()));
         // The command line's overrides apply to every stage.
         assert!(r.stages.iter().all(|s| s.config.search.simulations == 8));
+        // `--set run.iterations=1` shortens every stage; `--set run.name` moves the recipe.
+        let sets = ["run.iterations=1".to_string(), "run.name=other".to_string()];
+        let short = Recipe::parse(&text, &sets, "x.toml").unwrap();
+        assert!(short.stages.iter().all(|s| s.config.run.iterations == 1));
+        assert_eq!(short.root, base.run.checkpoint_dir.join("other"));
+        assert_eq!(short.stages[1].config.run.name, "wide");
+        assert_eq!(short.stages[1].dir(), short.root.join("wide"));
+        assert_eq!(short.clone().only("wide").unwrap().names(), ["wide"]);
+        assert!(short.only("nope").is_err());
         // A staged config is not one run.
         let err = TrainConfig::parse(&text, &[]).unwrap_err().to_string();
         assert!(
@@ -492,7 +528,7 @@ mod tests {
             "\n[[stage]]\nname = \"c\"\niterations = 1\ncolour = 1",
             "colour",
         );
-        let e = Recipe::parse(&format!("{SMOKE}\nstage = 3\n"), &[], "x").unwrap_err();
+        let e = Recipe::parse(&format!("stage = 3\n{SMOKE}"), &[], "x").unwrap_err();
         assert!(e.to_string().contains("[[stage]]"));
     }
 }

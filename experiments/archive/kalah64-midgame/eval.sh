@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=experiments/archive/kalah64-midgame
 file=checkpoints/runs/kalah64-midgame-file control=checkpoints/runs/kalah64-midgame-control
-labels=experiments/midgame-labels/labels-6x4-seed1.jsonl
+labels=checkpoints/labels/labels-6x4-seed1.jsonl
 PY=${PYTHON:-python3}
 for split in heldout train; do
   $PY experiments/midgame-labels/score.py --labels "$labels" --split "$split" --network "$file" \

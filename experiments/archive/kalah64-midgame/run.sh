@@ -9,7 +9,7 @@ set -euo pipefail
 arm=${1:?"file or control"}
 shift
 case $arm in
-  file) extra=(--set selfplay.label_file='"experiments/midgame-labels/labels-6x4-seed1.jsonl"'
+  file) extra=(--set selfplay.label_file='"checkpoints/labels/labels-6x4-seed1.jsonl"'
                --set selfplay.label_file_share=0.1) ;;
   control) extra=() ;;
   *) echo "kalah64-midgame.sh: the arm is file or control, not '$arm'" >&2; exit 2 ;;

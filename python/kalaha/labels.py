@@ -1,7 +1,7 @@
 """Exact labels for Kalah(6,4) positions outside the endgame database: the start of the learning
 recipe's "better targets outside the database". Resumable; appends one JSON line a position.
 
-    python experiments/midgame-labels/label.py [--out FILE] [--minutes M] [--time-limit S] [--seed K]
+    python -m kalaha.labels [--out FILE] [--minutes M] [--time-limit S] [--seed K]
         [--source judge|selfplay] [--network PATH]
 
 Positions are drawn as the judge set's non-endgame sources draw them: games of random and greedy
