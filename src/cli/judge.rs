@@ -4,17 +4,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-use burn::prelude::Device;
 use clap::Args;
 
 use super::{emit, emit_json};
-use crate::bots::policy::{SearchOptions, search_config};
-use crate::nn::{NetEvaluator, model};
-use crate::rules::Rules;
-use crate::search::search_batch;
-use crate::train::heldout::HeldoutSet;
-use crate::train::judge::{JUDGE_SEED, JudgeSet, Paired};
+use crate::train::judge::JUDGE_SEED;
+use crate::train::judge::report::{JudgeOptions, judge};
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
@@ -82,67 +76,13 @@ pub struct JudgeArgs {
     json: bool,
 }
 
-/// The evaluator players use for `model`, with the move head weighed `mix` if given.
-fn evaluator(model: &model::Model, mix: Option<f32>) -> NetEvaluator {
-    let ev = NetEvaluator::new(model.net.clone(), Device::flex());
-    match mix {
-        Some(w) => ev.with_moves_mix(w),
-        None => ev,
-    }
-}
-
-/// The held-out sets of `rules` labelled by a database of `seeds`, loaded or built.
-fn heldout_sets(
-    rules: &Rules,
-    n: usize,
-    seeds: u32,
-    quiet: bool,
-) -> anyhow::Result<Vec<HeldoutSet>> {
-    if !quiet {
-        eprintln!(
-            "kalaha: held-out sets of {n} positions (database of {seeds} seeds, built once into the solver's cache)"
-        );
-    }
-    HeldoutSet::in_cache(rules, n, seeds)
-}
-
-/// The network a `--network` or `--against` value names (`policy:` prefix optional): its path,
-/// the loaded checkpoint and the rules it was trained for.
-fn load_network(spec: &str) -> anyhow::Result<(String, model::Model, Rules)> {
-    let path = spec.strip_prefix("policy:").unwrap_or(spec);
-    let m = model::load(std::path::Path::new(path))?;
-    let rules = m.card.rules.build()?;
-    Ok((path.to_string(), m, rules))
-}
-
-/// The moves `model` picks in the set's positions: alone, or after `sims` simulations of search.
-fn choices(
-    set: &JudgeSet,
-    model: &model::Model,
-    sims: Option<u32>,
-    options: SearchOptions,
-    mix: Option<f32>,
-) -> Vec<usize> {
-    let mut ev = evaluator(model, mix);
-    match sims {
-        None => set.picks(&mut ev),
-        Some(n) => {
-            let cfg = search_config(model, Some(n), options);
-            set.picks_with(|positions| {
-                let temps = vec![0.0; positions.len()];
-                search_batch(positions, &temps, &cfg, &mut ev, JUDGE_SEED)
-                    .iter()
-                    .map(|r| r.action)
-                    .collect()
-            })
-        }
-    }
-}
-
 pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
-    if a.time_limit.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
-        anyhow::bail!("--time-limit must be 0 (no limit) or a positive number of seconds");
-    }
+    let time_limit = a
+        .time_limit
+        .map(|t| {
+            crate::solver::seconds::seconds(t).map_err(|e| anyhow::anyhow!("--time-limit: {e}"))
+        })
+        .transpose()?;
     if a.margin_weight.is_some_and(|w| !(0.0..=1.0).contains(&w)) {
         anyhow::bail!("--margin-weight must be a number from 0 to 1");
     }
@@ -154,239 +94,30 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             scales.end()
         );
     }
-    let options = SearchOptions {
-        prove: a.prove.then_some(true),
-        margin: a.margin_weight.map(|w| w as f32),
-        c_scale: a.c_scale.map(|x| x as f32),
-    };
     if a.moves_mix.is_some_and(|w| !(0.0..=100.0).contains(&w)) {
         anyhow::bail!("--moves-mix must be a number from 0 to 100");
     }
-    let (path, m, rules) = load_network(&a.network)?;
-    let other = match &a.against {
-        Some(spec) => {
-            let (o, other, theirs) = load_network(spec)?;
-            if theirs != rules {
-                anyhow::bail!(
-                    "--against {o} was trained for {}, {path} for {}: they cannot be judged on one set",
-                    theirs.describe(),
-                    rules.describe()
-                );
-            }
-            Some((o, other))
-        }
-        None => None,
+    let options = JudgeOptions {
+        network: a.network,
+        against: a.against,
+        positions: a.positions.map(|n| n as usize),
+        cache: a.cache,
+        seed: a.seed,
+        time_limit: time_limit.map(|t| (!t.is_zero()).then_some(t)),
+        misses: a.misses,
+        simulations: a.simulations,
+        prove: a.prove,
+        margin_weight: a.margin_weight,
+        c_scale: a.c_scale,
+        heldout: a
+            .heldout
+            .then_some((a.heldout_positions as usize, a.heldout_db_seeds)),
+        moves_mix: a.moves_mix,
     };
-    // Unless told otherwise, the set already solved for these rules, as it was solved.
-    let cached = crate::train::judge::cached_settings(&rules, &a.cache);
-    let positions = a
-        .positions
-        .map(|n| n as usize)
-        .or(cached.map(|c| c.0))
-        .unwrap_or(1200);
-    let limit = match a.time_limit {
-        Some(t) => (t > 0.0).then(|| std::time::Duration::from_secs_f64(t)),
-        None => cached.and_then(|c| c.1),
-    };
-    if !a.json {
-        eprintln!(
-            "kalaha: judging {path} on {positions} positions of {} drawn from seed {} (solved once into {})",
-            rules.describe(),
-            a.seed,
-            a.cache.display()
-        );
-    }
-    let set = JudgeSet::load_or_build(&rules, positions, a.seed, &a.cache, limit)?;
-    let picks = choices(&set, &m, a.simulations, options, a.moves_mix);
-    let score = set.score_picks(&picks)?;
-    if let Some(file) = &a.misses {
-        let text = serde_json::to_string_pretty(&set.misses(&picks)?)?;
-        crate::files::write_atomic(file, |w| std::io::Write::write_all(w, text.as_bytes()))
-            .with_context(|| format!("cannot write the misses to {}", file.display()))?;
-    }
-    let against = other
-        .as_ref()
-        .map(|(o, other)| -> anyhow::Result<_> {
-            let theirs = choices(&set, other, a.simulations, options, a.moves_mix);
-            Ok((
-                o.clone(),
-                set.score_picks(&theirs)?,
-                set.compare(&picks, &theirs)?,
-            ))
-        })
-        .transpose()?;
-    let mut held = Vec::new();
-    if a.heldout {
-        let sets = heldout_sets(
-            &rules,
-            a.heldout_positions as usize,
-            a.heldout_db_seeds,
-            a.json,
-        )?;
-        let actions = rules.pits() + 1;
-        for set in &sets {
-            let logits = set.logits(&mut evaluator(&m, a.moves_mix));
-            let score = set.score(&logits, actions)?;
-            let paired = match &other {
-                Some((_, o)) => {
-                    let theirs = set.logits(&mut evaluator(o, a.moves_mix));
-                    let paired =
-                        Paired::of(set.correct(&logits, actions), set.correct(&theirs, actions));
-                    Some((set.score(&theirs, actions)?, paired))
-                }
-                None => None,
-            };
-            held.push((score, paired));
-        }
-    }
-    let id = |p: &str| {
-        crate::lineage::describe(&model::folder(std::path::Path::new(p)).unwrap_or_default())
-    };
+    let report = judge(&options, a.json)?;
     if a.json {
-        let mut v = serde_json::to_value(&score)?;
-        v["network_id"] = id(&path).into();
-        v["seed"] = a.seed.into();
-        if let Some(n) = a.simulations {
-            v["simulations"] = n.into();
-            v["prove"] = a.prove.into();
-            if let Some(w) = a.margin_weight {
-                v["margin_weight"] = w.into();
-            }
-            if let Some(x) = a.c_scale {
-                v["c_scale"] = x.into();
-            }
-        }
-        if let Some((o, theirs, paired)) = &against {
-            v["against"] = serde_json::json!({
-                "network": o,
-                "network_id": id(o),
-                "optimal_rate": theirs.optimal_rate,
-                "std_err": theirs.std_err,
-                "only_network": paired.only_first,
-                "only_against": paired.only_second,
-                "p_value": paired.p_value,
-            });
-        }
-        if a.heldout {
-            v["heldout"] = held
-                .iter()
-                .map(|(h, paired)| {
-                    let mut x = serde_json::to_value(h).unwrap_or_default();
-                    if let Some((theirs, paired)) = paired {
-                        x["against"] = serde_json::json!({
-                            "optimal_rate": theirs.optimal_rate,
-                            "kl": theirs.kl,
-                            "mean_loss": theirs.mean_loss,
-                            "only_network": paired.only_first,
-                            "only_against": paired.only_second,
-                            "p_value": paired.p_value,
-                        });
-                    }
-                    x
-                })
-                .collect();
-        }
-        return emit_json(&v);
+        emit_json(&report)
+    } else {
+        emit(&report.text())
     }
-    let pct = |r: f64| 100.0 * r;
-    let how = a.simulations.map_or("alone".to_string(), |n| {
-        let how = match a.prove {
-            true => format!("with {n} simulations of a proving search"),
-            false => format!("with {n} simulations"),
-        };
-        let settings: Vec<String> = [
-            a.margin_weight.map(|w| format!("margin weight {w:.2}")),
-            a.c_scale.map(|x| format!("c_scale {x}")),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        match settings.is_empty() {
-            true => how,
-            false => format!("{how} ({})", settings.join(", ")),
-        }
-    });
-    let mut s = format!(
-        "{path} ({}): {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
-        id(&path),
-        pct(score.optimal_rate),
-        pct(score.std_err),
-        score.positions,
-        score.mean_loss
-    );
-    if score.unsolved > 0 {
-        s += &format!(
-            "  {} more positions drawn were not proved within {} s each and are left out\n",
-            score.unsolved,
-            limit.map_or(0.0, |l| l.as_secs_f64())
-        );
-    }
-    if let Some(pie) = score.pie {
-        s += &format!(
-            "  pie rule: opening moves {:.1}% optimal of {}, swap answers {:.1}% agree with the solver of {}\n",
-            pct(pie.openings.optimal_rate),
-            pie.openings.positions,
-            pct(pie.swaps.optimal_rate),
-            pie.swaps.positions
-        );
-    }
-    for (name, r) in [
-        ("inside the database", score.inside_db),
-        ("outside", score.outside_db),
-    ]
-    .into_iter()
-    .chain(score.phases.iter().map(|(n, r)| (n.as_str(), *r)))
-    .chain(score.sources.iter().map(|(n, r)| (n.as_str(), *r)))
-    {
-        s += &format!(
-            "  {name}: {:.1}% ± {:.1} of {}\n",
-            pct(r.optimal_rate),
-            pct(r.std_err),
-            r.positions
-        );
-    }
-    if let Some((o, theirs, paired)) = &against {
-        s += &format!(
-            "against {o}: {:.1}% ± {:.1}; only {path} right in {}, only {o} in {} (sign test p = {:.3})\n",
-            pct(theirs.optimal_rate),
-            pct(theirs.std_err),
-            paired.only_first,
-            paired.only_second,
-            paired.p_value
-        );
-    }
-    for (h, paired) in &held {
-        s += &format!(
-            "held-out {} ({} positions inside the database, set {}): {:.2}% ± {:.2} optimal, KL {:.4}, set loss {:.4}, {:.3} seeds lost a move\n",
-            h.set,
-            h.positions,
-            h.checksum,
-            pct(h.optimal_rate),
-            pct(h.std_err),
-            h.kl,
-            h.set_loss,
-            h.mean_loss
-        );
-        for b in &h.bands {
-            s += &format!(
-                "  {}-{} seeds: {:.2}% of {}, KL {:.4}, {:.3} seeds lost\n",
-                b.min_seeds,
-                b.max_seeds,
-                pct(b.optimal_rate),
-                b.positions,
-                b.kl,
-                b.mean_loss
-            );
-        }
-        if let Some((theirs, paired)) = paired {
-            s += &format!(
-                "  against: {:.2}%; only {path} right in {}, only the other in {} (sign test p = {:.2e})\n",
-                pct(theirs.optimal_rate),
-                paired.only_first,
-                paired.only_second,
-                paired.p_value
-            );
-        }
-    }
-    emit(&s)
 }

@@ -14,6 +14,7 @@
 
 mod cache;
 mod draw;
+pub mod report;
 mod score;
 mod stats;
 
