@@ -25,6 +25,9 @@ fn server() -> SocketAddr {
                     hint: Duration::from_secs(1),
                     review: Duration::from_millis(100),
                     analyse: Duration::from_secs(2),
+                    // Every test here calls from 127.0.0.1 at once.
+                    heavy_per_client: 1_000,
+                    heavy_queue: 1_000,
                     ..Limits::default()
                 },
                 ..ServeConfig::default()
@@ -525,6 +528,8 @@ fn slow_server() -> Running {
             analyse: long,
             heavy_jobs: 1,
             network_jobs: 1,
+            heavy_queue: 64,
+            heavy_per_client: 64,
         },
         ..ServeConfig::default()
     })

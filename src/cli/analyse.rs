@@ -42,9 +42,9 @@ pub struct AnalyseArgs {
     /// policy:auto[:SIMS].
     #[arg(long, value_name = "SPEC")]
     bot: String,
-    /// Seconds the solver may take to prove the moves' values (0: no solver).
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
-    time_limit: f64,
+    /// Seconds the solver may take to prove the moves' values (0: no solver; at most 366 days).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::solver::seconds::parse_seconds)]
+    time_limit: Duration,
     /// Seed of the bot's randomness.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -58,16 +58,13 @@ pub fn run(a: AnalyseArgs) -> anyhow::Result<()> {
     if pos.is_over() {
         anyhow::bail!("the game is over at {pos}: there is no move to analyse");
     }
-    if !(a.time_limit >= 0.0 && a.time_limit.is_finite()) {
-        anyhow::bail!("--time-limit must be 0 or a positive number of seconds");
-    }
     let spec: BotSpec = a.bot.parse()?;
     let mut ctx = BotContext::new();
     let player = ctx.prepare(&spec, pos.rules())?;
     let bot = view(&player, &pos, a.seed);
-    let solved = if a.time_limit > 0.0 {
+    let solved = if !a.time_limit.is_zero() {
         let solver = ctx.solver(pos.rules())?;
-        Some(solver.analyse_within(&pos, Some(Duration::from_secs_f64(a.time_limit)), None))
+        Some(solver.analyse_within(&pos, Some(a.time_limit), None))
     } else {
         None
     };

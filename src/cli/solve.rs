@@ -20,9 +20,9 @@ pub struct SolveArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub(super) json: bool,
-    /// Stop after this many seconds with the bounds proven so far.
-    #[arg(long, value_name = "SECS")]
-    pub(super) time_limit: Option<f64>,
+    /// Stop after this many seconds with the bounds proven so far (above 0, at most 366 days).
+    #[arg(long, value_name = "SECS", value_parser = crate::solver::seconds::parse_positive_seconds)]
+    pub(super) time_limit: Option<Duration>,
     /// Memory budget for the transposition table and endgame database, in MiB. The table takes
     /// what the database leaves, up to a size that suits the game (1 GiB for Kalah(6,4), twice
     /// that for each 6 seeds more): a larger one only slows every lookup.
@@ -46,11 +46,7 @@ pub struct SolveArgs {
 
 pub fn run(a: SolveArgs) -> anyhow::Result<()> {
     let game = a.position.game()?;
-    let limit = match a.time_limit {
-        Some(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s)),
-        Some(_) => anyhow::bail!("--time-limit must be a positive number of seconds"),
-        None => None,
-    };
+    let limit = a.time_limit;
     let req = Request {
         position: *game.position(),
         config: request::config(a.memory, a.db_seeds, a.cache.as_deref()),

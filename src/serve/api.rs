@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::response::Html;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use super::engine::{Engines, preset_rules};
 use super::error::ApiError;
 use super::game::{GameState, judge_move, level_name, move_from_json, move_json, rules_json};
+use super::guard::{Client, Guard};
 use super::jobs::{Job, Jobs, Place, Watch};
 use super::store::Store;
 use crate::bots::BotView;
@@ -35,13 +36,17 @@ pub struct App {
     pub store: Store,
     /// The work off the request path: the heavy-job queue, cancellation, counts.
     pub jobs: Jobs,
+    /// The checks before every handler: Host, Origin, Content-Type; the client.
+    pub guard: Guard,
 }
 
 type AppState = State<Arc<App>>;
 type Body = Result<Bytes, BytesRejection>;
 type Reply = Result<Json<Value>, ApiError>;
+type Who = Extension<Client>;
 
-/// Reads a JSON body (an empty body reads as `{}`).
+/// Reads a JSON body (an empty body reads as `{}`); the error names the field at fault (every
+/// body refuses unknown keys).
 fn parse<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
     let bytes = body.map_err(|e| ApiError {
         status: e.status(),
@@ -52,7 +57,16 @@ fn parse<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
     } else {
         &bytes
     };
-    serde_json::from_slice(text).map_err(|e| ApiError::bad(format!("bad JSON body: {e}")))
+    let de = &mut serde_json::Deserializer::from_slice(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            ApiError::bad(format!("bad JSON body: {inner}"))
+        } else {
+            ApiError::bad(format!("bad JSON body: '{path}': {inner}"))
+        }
+    })
 }
 
 /// Reads the query string.
@@ -153,7 +167,7 @@ struct CreateIn {
 }
 
 /// `POST /api/games`: a new game (rules, level, the person's seat, practice; or from a record).
-pub async fn create(State(app): AppState, body: Body) -> Reply {
+pub async fn create(State(app): AppState, Extension(Client(client)): Who, body: Body) -> Reply {
     let c: CreateIn = parse(body)?;
     let game = match (&c.record, &c.rules) {
         (Some(_), Some(_)) => {
@@ -175,11 +189,7 @@ pub async fn create(State(app): AppState, body: Body) -> Reply {
         }
     };
     let practice = c.practice.unwrap_or(false);
-    let seed = c.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-    });
+    let seed = c.seed.unwrap_or_else(|| getrandom::u64().unwrap_or(0));
     let a = Arc::clone(&app);
     let job = Job {
         kind: "new game",
@@ -190,6 +200,7 @@ pub async fn create(State(app): AppState, body: Body) -> Reply {
         },
         game: None,
         follows_request: false,
+        client,
     };
     let state = app
         .jobs
@@ -197,7 +208,7 @@ pub async fn create(State(app): AppState, body: Body) -> Reply {
             a.engines.new_game(game, level, human, practice, seed)
         })
         .await??;
-    let (id, shared) = app.store.insert(state)?;
+    let (id, shared) = app.store.insert(state, client)?;
     let g = shared.lock().await;
     let n = g.game.history().len();
     Ok(Json(g.json(&id, n)))
@@ -215,6 +226,7 @@ async fn locked(app: &App, id: &str) -> Result<tokio::sync::OwnedMutexGuard<Game
 /// it: the move is played and shown at the next request.
 async fn bot_turn(
     app: &App,
+    client: std::net::IpAddr,
     id: &str,
     mut g: tokio::sync::OwnedMutexGuard<GameState>,
 ) -> Result<tokio::sync::OwnedMutexGuard<GameState>, ApiError> {
@@ -223,6 +235,7 @@ async fn bot_turn(
         place: g.bot_place(),
         game: Some(g.watch(id, false)),
         follows_request: false,
+        client,
     };
     app.jobs
         .run(job, move |cancel| {
@@ -254,7 +267,12 @@ struct MoveIn {
 }
 
 /// `POST /api/games/{id}/move`: the person's move, then (unless `reply` is false) the bot's.
-pub async fn play(State(app): AppState, Path(id): Path<String>, body: Body) -> Reply {
+pub async fn play(
+    State(app): AppState,
+    Extension(Client(client)): Who,
+    Path(id): Path<String>,
+    body: Body,
+) -> Reply {
     let m: MoveIn = parse(body)?;
     let mv = move_from_json(
         m.mv.as_ref()
@@ -264,13 +282,17 @@ pub async fn play(State(app): AppState, Path(id): Path<String>, body: Body) -> R
     let from = g.game.history().len();
     g.play_human(mv)?;
     if m.reply.unwrap_or(true) && g.bot_to_move() {
-        g = bot_turn(&app, &id, g).await?;
+        g = bot_turn(&app, client, &id, g).await?;
     }
     Ok(Json(g.json(&id, from)))
 }
 
 /// `POST /api/games/{id}/bot`: the bot's turn, when it is the bot's.
-pub async fn bot(State(app): AppState, Path(id): Path<String>) -> Reply {
+pub async fn bot(
+    State(app): AppState,
+    Extension(Client(client)): Who,
+    Path(id): Path<String>,
+) -> Reply {
     let g = locked(&app, &id).await?;
     if g.position().is_over() {
         return Err(ApiError::conflict("the game is over"));
@@ -284,7 +306,7 @@ pub async fn bot(State(app): AppState, Path(id): Path<String>) -> Reply {
         return Err(ApiError::conflict("it is your move, not the bot's"));
     }
     let from = g.game.history().len();
-    let g = bot_turn(&app, &id, g).await?;
+    let g = bot_turn(&app, client, &id, g).await?;
     Ok(Json(g.json(&id, from)))
 }
 
@@ -350,17 +372,31 @@ fn analysis_json(pos: &Position, view: Option<&BotView>, solved: Option<&Analysi
     })
 }
 
-/// Seconds from a query or body value, at most `max`.
-fn seconds(text: Option<&str>, max: Duration) -> Result<Duration, ApiError> {
-    let Some(t) = text else {
-        return Ok(max);
-    };
-    match t.parse::<f64>() {
-        Ok(s) if s.is_finite() && s >= 0.0 => Ok(Duration::from_secs_f64(s).min(max)),
-        _ => Err(ApiError::bad(format!(
-            "time '{t}' must be 0 or a positive number of seconds"
-        ))),
+/// Seconds from the request's `field`: a number from 0 to
+/// [`MAX_SECONDS`](crate::solver::seconds::MAX_SECONDS) (any other is a 400
+/// naming the field), cut to `max`, the server's limit for the work; `max` when absent.
+fn seconds(field: &str, value: Option<f64>, max: Duration) -> Result<Duration, ApiError> {
+    match value {
+        None => Ok(max),
+        Some(v) => crate::solver::seconds::seconds(v)
+            .map(|d| d.min(max))
+            .map_err(|e| ApiError::bad(format!("'{field}': {e}"))),
     }
+}
+
+/// [`seconds`] from a query parameter's text.
+fn seconds_text(field: &str, text: Option<&str>, max: Duration) -> Result<Duration, ApiError> {
+    let value = text
+        .map(|t| {
+            t.trim().parse::<f64>().map_err(|_| {
+                ApiError::bad(format!(
+                    "'{field}': '{}' is not a number of seconds",
+                    t.escape_default()
+                ))
+            })
+        })
+        .transpose()?;
+    seconds(field, value, max)
 }
 
 /// The network's view (a policy bot's, or minimax's where no network plays these rules when
@@ -373,6 +409,7 @@ async fn analyse_position(
     fallback: bool,
     seed: u64,
     watch: Option<Watch>,
+    client: std::net::IpAddr,
 ) -> Result<Value, ApiError> {
     let player = match app.engines.network(pos.rules()) {
         Some(p) => Some(p.clone()),
@@ -388,6 +425,7 @@ async fn analyse_position(
         place: Place::Heavy,
         game: watch.clone(),
         follows_request: true,
+        client,
     };
     let view = match player {
         Some(p) => Some(
@@ -425,11 +463,16 @@ async fn analyse_position(
 /// Cancelled if the game is deleted or changes meanwhile.
 pub async fn hint(
     State(app): AppState,
+    Extension(Client(client)): Who,
     Path(id): Path<String>,
     q: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Reply {
     let q = query(q)?;
-    let limit = seconds(q.get("time").map(|s| s.as_str()), app.engines.limits.hint)?;
+    let limit = seconds_text(
+        "time",
+        q.get("time").map(|s| s.as_str()),
+        app.engines.limits.hint,
+    )?;
     let (pos, seed, watch) = {
         let g = locked(&app, &id).await?;
         (
@@ -444,14 +487,18 @@ pub async fn hint(
         ));
     }
     Ok(Json(
-        analyse_position(&app, pos, limit, false, seed, Some(watch)).await?,
+        analyse_position(&app, pos, limit, false, seed, Some(watch), client).await?,
     ))
 }
 
 /// `GET /api/games/{id}/review`: every move judged by the solver (best moves, seeds lost).
 /// Cancelled if the game is deleted or changes meanwhile (a review of moves no longer played is
 /// never returned).
-pub async fn review(State(app): AppState, Path(id): Path<String>) -> Reply {
+pub async fn review(
+    State(app): AppState,
+    Extension(Client(client)): Who,
+    Path(id): Path<String>,
+) -> Reply {
     let (history, rules, generation, watch) = {
         let g = locked(&app, &id).await?;
         (
@@ -471,6 +518,7 @@ pub async fn review(State(app): AppState, Path(id): Path<String>) -> Reply {
         place: Place::Heavy,
         game: Some(watch),
         follows_request: true,
+        client,
     };
     let judged = app
         .jobs
@@ -526,7 +574,7 @@ struct AnalyseIn {
 }
 
 /// `POST /api/analyse`: a pasted position's network prior, search visits and Q, and exact values.
-pub async fn analyse(State(app): AppState, body: Body) -> Reply {
+pub async fn analyse(State(app): AppState, Extension(Client(client)): Who, body: Body) -> Reply {
     let a: AnalyseIn = parse(body)?;
     let rules = a.rules.as_ref().map_or(Ok(Rules::kalah64()), build_rules)?;
     let text = a.position.ok_or_else(|| {
@@ -539,11 +587,8 @@ pub async fn analyse(State(app): AppState, body: Body) -> Reply {
             "the game is over at {pos}: there is no move to analyse"
         )));
     }
-    let limit = seconds(
-        a.time_limit.map(|t| t.to_string()).as_deref(),
-        app.engines.limits.analyse,
-    )?;
+    let limit = seconds("time_limit", a.time_limit, app.engines.limits.analyse)?;
     Ok(Json(
-        analyse_position(&app, pos, limit, true, 0, None).await?,
+        analyse_position(&app, pos, limit, true, 0, None, client).await?,
     ))
 }

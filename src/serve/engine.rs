@@ -38,6 +38,10 @@ pub struct Limits {
     pub analyse: Duration,
     /// Heavy jobs (searches, proofs, a network called alone) running at once.
     pub heavy_jobs: usize,
+    /// Heavy jobs waiting for a place, all clients together; past it a request gets 429.
+    pub heavy_queue: usize,
+    /// Heavy jobs of one client (by address) waiting or running; past it its request gets 429.
+    pub heavy_per_client: usize,
     /// Moves of batched networks (level hard) running at once: each waits for its share of one
     /// forward pass a simulation, so many run on few cores (below tokio's 512 blocking threads).
     pub network_jobs: usize,
@@ -51,6 +55,8 @@ impl Default for Limits {
             review: Duration::from_millis(300),
             analyse: Duration::from_secs(10),
             heavy_jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            heavy_queue: 64,
+            heavy_per_client: 4,
             network_jobs: 256,
         }
     }

@@ -3,6 +3,9 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+/// Seconds a refused client is told to wait (the `Retry-After` of a 429 or 503).
+pub const RETRY_AFTER_SECONDS: &str = "2";
+
 /// A refused request: the status (4xx for bad input, 5xx for the server's own trouble) and what
 /// was wrong, in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +49,14 @@ impl ApiError {
         }
     }
 
+    /// A request refused for load: a queue or a client's share is full (429, with Retry-After).
+    pub fn busy(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            message: message.into(),
+        }
+    }
+
     /// The server's own failure (500).
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError {
@@ -58,6 +69,16 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = axum::Json(serde_json::json!({ "error": self.message }));
-        (self.status, body).into_response()
+        let mut r = (self.status, body).into_response();
+        if matches!(
+            self.status,
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+        ) {
+            r.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static(RETRY_AFTER_SECONDS),
+            );
+        }
+        r
     }
 }

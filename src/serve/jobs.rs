@@ -14,8 +14,10 @@
 //!
 //! [`Solver::analyse_cancellable`]: crate::solver::Solver::analyse_cancellable
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::http::StatusCode;
@@ -50,6 +52,8 @@ pub struct Job {
     pub game: Option<Watch>,
     /// Cancelled when the request that asked for it is dropped (its client went away).
     pub follows_request: bool,
+    /// The client that asked for it (its heavy jobs are counted against its share).
+    pub client: IpAddr,
 }
 
 /// The queue a job waits in before it runs.
@@ -214,6 +218,77 @@ pub struct Jobs {
     network: Arc<Semaphore>,
     stopping: Arc<AtomicBool>,
     counts: Arc<Counts>,
+    shares: Arc<Shares>,
+}
+
+/// The heavy queue's bounds: jobs waiting for a place (all clients), and jobs waiting or running
+/// of each client.
+struct Shares {
+    max_waiting: usize,
+    per_client: usize,
+    /// Heavy jobs waiting now and, by client, waiting or running.
+    held: Mutex<(usize, HashMap<IpAddr, usize>)>,
+}
+
+/// A heavy job's share, taken before it queues: given back (the client's count) when dropped.
+struct Share {
+    shares: Arc<Shares>,
+    client: IpAddr,
+    waiting: bool,
+}
+
+impl Share {
+    /// Takes a share for `client`'s heavy job, or says why not (429).
+    fn take(shares: &Arc<Shares>, client: IpAddr, kind: &str) -> Result<Share, ApiError> {
+        let mut held = shares
+            .held
+            .lock()
+            .map_err(|_| ApiError::internal("the job shares are poisoned"))?;
+        let mine = held.1.get(&client).copied().unwrap_or(0);
+        if mine >= shares.per_client {
+            return Err(ApiError::busy(format!(
+                "too many heavy jobs: this client has {mine} waiting or running (at most {} a client); the {kind} was not queued",
+                shares.per_client
+            )));
+        }
+        if held.0 >= shares.max_waiting {
+            return Err(ApiError::busy(format!(
+                "the heavy-job queue is full ({} waiting); the {kind} was not queued",
+                held.0
+            )));
+        }
+        held.0 += 1;
+        *held.1.entry(client).or_default() += 1;
+        Ok(Share {
+            shares: Arc::clone(shares),
+            client,
+            waiting: true,
+        })
+    }
+
+    /// The job has its place: no longer waiting (still counted for its client).
+    fn started(&mut self) {
+        if self.waiting {
+            self.waiting = false;
+            if let Ok(mut held) = self.shares.held.lock() {
+                held.0 = held.0.saturating_sub(1);
+            }
+        }
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        self.started();
+        if let Ok(mut held) = self.shares.held.lock()
+            && let Some(n) = held.1.get_mut(&self.client)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                held.1.remove(&self.client);
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -225,14 +300,25 @@ struct Counts {
 }
 
 impl Jobs {
-    /// A runner with `heavy_places` places for heavy jobs and `network_places` for batched
-    /// network moves.
-    pub fn new(heavy_places: usize, network_places: usize) -> Jobs {
+    /// A runner with `heavy_places` places for heavy jobs (at most `heavy_queue` more waiting
+    /// for one, at most `heavy_per_client` of one client waiting or running) and
+    /// `network_places` for batched network moves.
+    pub fn new(
+        heavy_places: usize,
+        heavy_queue: usize,
+        heavy_per_client: usize,
+        network_places: usize,
+    ) -> Jobs {
         Jobs {
             heavy: Arc::new(Semaphore::new(heavy_places.max(1))),
             network: Arc::new(Semaphore::new(network_places.max(1))),
             stopping: flag(),
             counts: Arc::default(),
+            shares: Arc::new(Shares {
+                max_waiting: heavy_queue,
+                per_client: heavy_per_client.max(1),
+                held: Mutex::new((0, HashMap::new())),
+            }),
         }
     }
 
@@ -264,12 +350,17 @@ impl Jobs {
 
     /// Runs `f` on a blocking thread (after waiting for a place in `job.place`'s queue), handing it
     /// the flags that cancel it. A job cancelled before it starts does not run; one cancelled
-    /// while it runs returns an error, never its result.
+    /// while it runs returns an error, never its result. A heavy job past its client's share or
+    /// a full heavy queue is refused at once (429).
     pub async fn run<T: Send + 'static>(
         &self,
         job: Job,
         f: impl FnOnce(&Cancel) -> T + Send + 'static,
     ) -> Result<T, ApiError> {
+        let mut share = match job.place {
+            Place::Heavy => Some(Share::take(&self.shares, job.client, job.kind)?),
+            _ => None,
+        };
         let request = job.follows_request.then(flag);
         let _guard = request.clone().map(SetOnDrop);
         let cancel = Cancel {
@@ -295,12 +386,17 @@ impl Jobs {
             None => None,
         };
         queued.start();
+        if let Some(s) = &mut share {
+            s.started();
+        }
         let counts = Arc::clone(&self.counts);
         let kind = job.kind;
         let id = job.game.as_ref().map(|w| w.id.clone());
         let (out, why) = tokio::task::spawn_blocking(move || {
-            // The queue place goes back when the work does, even if the request was dropped.
+            // The queue place and the client's share go back when the work does, even if the
+            // request was dropped.
             let _permit = permit;
+            let _share = share;
             let started = Instant::now();
             let out = match cancel.why() {
                 Some(_) => None,

@@ -25,6 +25,7 @@ pub mod client;
 pub mod engine;
 pub mod error;
 pub mod game;
+pub mod guard;
 pub mod jobs;
 pub mod record;
 pub mod store;
@@ -50,8 +51,18 @@ pub struct ServeConfig {
     pub host: String,
     /// Port (0: any free port).
     pub port: u16,
-    /// Most games held at once; past it the least recently used goes.
+    /// Most games held at once; past it the least recently used game of the client holding the
+    /// most goes.
     pub max_games: usize,
+    /// Most games one client (by address) holds at once; past it its own least recently used
+    /// goes.
+    pub max_games_per_client: usize,
+    /// Host names allowed in the Host and Origin headers besides the bound address (a reverse
+    /// proxy's public name).
+    pub allow_hosts: Vec<String>,
+    /// A header naming the client's address, set by a trusted reverse proxy (e.g.
+    /// `X-Forwarded-For`); none: the remote address.
+    pub client_header: Option<String>,
     /// A game with no request for this long is dropped.
     pub idle: Duration,
     /// Largest request body, in bytes.
@@ -68,6 +79,9 @@ impl Default for ServeConfig {
             host: "127.0.0.1".into(),
             port: 8080,
             max_games: 10_000,
+            max_games_per_client: 1_000,
+            allow_hosts: Vec::new(),
+            client_header: None,
             idle: Duration::from_secs(6 * 3600),
             max_body: 16 * 1024,
             limits: Limits::default(),
@@ -95,16 +109,29 @@ pub fn router(app: Arc<api::App>, max_body: usize) -> Router {
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            guard::check,
+        ))
         .with_state(app)
 }
 
-/// Loads the networks (blocking: reads the checkpoints) and makes the shared state.
-pub fn load(config: &ServeConfig) -> Arc<api::App> {
-    Arc::new(api::App {
-        engines: Engines::load(&config.preload, config.limits.clone()),
-        store: store::Store::new(config.max_games, config.idle),
-        jobs: jobs::Jobs::new(config.limits.heavy_jobs, config.limits.network_jobs),
-    })
+/// Loads the networks (blocking: reads the checkpoints) and makes the shared state; fails on a
+/// bad `--allow-host` or `--client-header`.
+pub fn load(config: &ServeConfig) -> anyhow::Result<Arc<api::App>> {
+    let guard = guard::Guard::new(&config.allow_hosts, config.client_header.as_deref())?;
+    let l = &config.limits;
+    Ok(Arc::new(api::App {
+        engines: Engines::load(&config.preload, l.clone()),
+        store: store::Store::new(config.max_games, config.max_games_per_client, config.idle),
+        jobs: jobs::Jobs::new(
+            l.heavy_jobs,
+            l.heavy_queue,
+            l.heavy_per_client,
+            l.network_jobs,
+        ),
+        guard,
+    }))
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, then cancels the jobs in flight (their
@@ -132,7 +159,10 @@ pub async fn serve(
             app.jobs.stop_all();
         }
     };
-    let r = axum::serve(listener, router(app, max_body))
+    app.guard.bind(listener.local_addr()?);
+    let service =
+        router(Arc::clone(&app), max_body).into_make_service_with_connect_info::<SocketAddr>();
+    let r = axum::serve(listener, service)
         .with_graceful_shutdown(stop)
         .await;
     sweeper.abort();
@@ -142,7 +172,7 @@ pub async fn serve(
 /// Runs the server until Ctrl-C: loads the networks, binds, calls `ready` with the address, then
 /// serves.
 pub fn run(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
-    let app = load(&config);
+    let app = load(&config)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -196,7 +226,7 @@ impl Drop for Running {
 
 /// Starts a server on its own thread and runtime; returns once it listens.
 pub fn spawn(config: ServeConfig) -> anyhow::Result<Running> {
-    let app = load(&config);
+    let app = load(&config)?;
     let listener = std::net::TcpListener::bind((config.host.as_str(), config.port))
         .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
     listener.set_nonblocking(true)?;

@@ -30,6 +30,7 @@ pub mod request;
 mod retrograde;
 mod root;
 mod search;
+pub mod seconds;
 mod table;
 pub mod tablefile;
 
