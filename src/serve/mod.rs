@@ -19,6 +19,41 @@
 //! `GET /api/games/{id}/hint?time=S`, `/review`, `/record`; `POST /api/analyse` (`{rules,
 //! position, time_limit}`). No request reads or writes a file: the networks are read at start and
 //! the solvers build their endgame databases in memory.
+//!
+//! # Running it for others
+//!
+//! By default the server listens on 127.0.0.1 and answers only requests whose `Host` header names
+//! it (`localhost`, `127.0.0.1` or `[::1]` with its port), so a web page the local user visits
+//! cannot read it through DNS rebinding. Every request passes [`guard`] first: a `POST` body only
+//! as `application/json` (else 415), a `POST`/`PUT`/`DELETE` whose `Origin` names another site
+//! refused (403), unknown JSON keys refused (400 naming the key), every number checked against
+//! its range (400 naming the field; time limits: 0 to 366 days, cut to the server's limits
+//! below). Game ids are 128 bits from the operating system's randomness: a game is reachable only
+//! by whoever was given its id.
+//!
+//! Behind a reverse proxy (TLS, a public name): keep `--host 127.0.0.1`, give the public name with
+//! `--allow-host kalaha.example.org` (repeatable; any port), and, if the proxy sets a header with
+//! the client's address on every request, `--client-header X-Forwarded-For` so that the
+//! per-client limits count clients, not the proxy (without it, every client behind the proxy is
+//! one client; never name a header the proxy does not overwrite: a client could then be anyone).
+//!
+//! Which limits are whose:
+//! - **Each client** (by remote address, or the proxy's header): at most `--max-games-per-client`
+//!   games (1,000; past it its own least recently used goes) and `--heavy-per-client` heavy jobs
+//!   (proofs, searches, level perfect's moves) waiting or running (4; past it 429 with
+//!   `Retry-After`).
+//! - **Everyone together**: at most `--max-games` games (10,000; past it, room is made among the
+//!   games of the client holding the most, so one client cannot evict another's games unless it
+//!   holds more than it), games idle for `--idle-minutes` dropped, `--heavy-queue` heavy jobs
+//!   waiting for a place (64; past it 429 with `Retry-After`), one place a core, and bodies of
+//!   16 KiB.
+//! - **Each request**: the time limits of [`Limits`] (a hint 3 s, a review 0.3 s a move, an
+//!   analysis 10 s, a perfect move 2 s), whatever the request asks.
+//!
+//! Not bounded yet (issue 54): the solvers' memory (each rule set's solver takes about 96 MiB,
+//! and a game holds its own until it goes, so games of many rule sets at level perfect can take
+//! gigabytes; no 503 past a budget yet), a solver built under the one solver lock, and reviews
+//! (not cached per game).
 
 pub mod api;
 pub mod client;
