@@ -2,8 +2,8 @@
 //!
 //! Layers, bottom to top, each using only those below it (STYLE.md's map; `tests/layers.rs`
 //! fails on an upward `crate::` path):
-//! 0. [`files`]: files written whole or not at all (temporary name, flush, rename). Std only.
-//!    [`lineage`]: released networks' ids, recipes and parents, and the checks of them.
+//! 0. [`files`], [`lineage`]: files written whole or not at all (temporary name, flush, rename);
+//!    released networks' ids, recipes and parents, and the checks of them.
 //! 1. [`rules`]: positions, moves, rule options, notation, game records. Std only.
 //! 2. [`bench`](mod@bench): the rules core's throughput and the timing helpers of every benchmark.
 //! 3. [`env`](mod@env): the vectorised environment (batches of games stepped in parallel, observations).
@@ -12,9 +12,10 @@
 //! 6. `nn` (feature `train`): the burn policy/value network, its batch evaluator, and trained
 //!    models read from disk.
 //! 7. [`bots`]: players behind one interface (a trained network among them), and the match runner.
-//! 8. `train` (feature `train`): self-play through the env, replay, learning, judging, checkpoints,
-//!    logs.
-//! 9. [`eval`]: the arena (ratings, the solver's judgement, reports).
+//! 8. [`eval`]: the arena (ratings, the solver's verdict, reports) and judging (the judge sets,
+//!    the held-out sets, their scores and the paired sign test; the judge report).
+//! 9. `train` (feature `train`): recipes, self-play through the env, replay, learning,
+//!    checkpoints, releases, logs.
 //! 10. [`play`], [`serve`] and [`cli`]: the game for a person (in the terminal, and in the browser
 //!     through a web server), and the `kalaha` command line.
 

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use kalaha::bots::{BotContext, BotSpec, Player};
 use kalaha::eval::elo::{PairScore, elo_of_share, fit};
-use kalaha::eval::{Arena, Mode, OpeningSet, Phase, judge, tally};
+use kalaha::eval::{Arena, Mode, OpeningSet, Phase, tally, verdict};
 use kalaha::rules::{Move, Position, Rules};
 use kalaha::solver::{DbSize, Solver, SolverConfig};
 
@@ -210,7 +210,7 @@ fn judged_games(
     };
     let solver = Solver::new(rules, &cfg).unwrap();
     let players = &arena.players;
-    let j = judge(
+    let j = verdict(
         &solver,
         players,
         &arena.pairings(),

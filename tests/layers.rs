@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// Bottom to top.
 const LAYERS: &[&str] = &[
-    "files", "lineage", "rules", "bench", "env", "solver", "search", "nn", "bots", "train", "eval",
+    "files", "lineage", "rules", "bench", "env", "solver", "search", "nn", "bots", "eval", "train",
     "play", "serve", "cli",
 ];
 

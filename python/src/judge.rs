@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use kalaha::eval::heldout::HeldoutSet;
+use kalaha::eval::judge::{JUDGE_SEED, JudgeSet, cached_settings, check_actions};
 use kalaha::rules::{Position, Rules};
-use kalaha::train::heldout::HeldoutSet;
-use kalaha::train::judge::{JUDGE_SEED, JudgeSet, cached_settings, check_actions};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
 };

@@ -135,6 +135,14 @@ impl PyNetwork {
         py.import("json")?.call_method1("loads", (text,))
     }
 
+    /// Its release id (`NAME-YYYYMMDD-HASH8`, see `kalaha networks`), or None for a network that
+    /// was never released (a run's checkpoint). Where its weights do not match the id's hash, the
+    /// id is followed by why it is not trusted.
+    #[getter]
+    fn id(&self) -> Option<String> {
+        self.model.card.release.clone()
+    }
+
     /// Width of every hidden layer.
     #[getter]
     fn hidden(&self) -> usize {
@@ -295,8 +303,9 @@ impl PyNetwork {
 
     fn __repr__(&self) -> String {
         format!(
-            "Network('{}': {}x{} {} {}, {})",
+            "Network('{}'{}: {}x{} {} {}, {})",
             self.path,
+            self.id().map(|i| format!(" {i}")).unwrap_or_default(),
             self.layers(),
             self.hidden(),
             self.block(),

@@ -25,6 +25,10 @@ def test_shipped_network_loads_for_every_preset():
     for preset in ["international", "swedish", "danish", "norwegian", "children"]:
         n = kalaha.Network.load("auto", preset)
         assert n.rules == kalaha.Rules(preset)
+        # The embedded networks keep their release ids, checked against their weights.
+        card = n.card["release"]
+        assert n.id == card["id"], (n.id, card["id"])
+        assert n.id.endswith(card["weights_sha256"][:8]) and n.id in repr(n)
     pie = kalaha.Network.load("auto", kalaha.Rules(pie=True))
     assert pie.rules.pie
     with pytest.raises(ValueError, match="no network was trained for Kalah\\(3,2\\)"):

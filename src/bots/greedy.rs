@@ -35,7 +35,7 @@ fn turn_gain(pos: &Position, mv: Move) -> i32 {
 
 impl Greedy {
     /// The move [`Bot::choose`] picks, from any generator (the pinned draws of
-    /// `train::judge::draw` and `train::heldout` use `rand`'s `SmallRng`).
+    /// `eval::judge::draw` and `eval::heldout` use `rand`'s `SmallRng`).
     pub fn pick(&self, pos: &Position, rng: &mut impl Rng) -> Move {
         let scored: Vec<(Move, i32)> = pos
             .legal_moves()

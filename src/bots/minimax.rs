@@ -90,7 +90,7 @@ impl Minimax {
 
 impl Minimax {
     /// The move [`Bot::choose`] picks, from any generator (the pinned draws of
-    /// `train::judge::draw` and `train::heldout` use `rand`'s `SmallRng`).
+    /// `eval::judge::draw` and `eval::heldout` use `rand`'s `SmallRng`).
     pub fn pick(&self, pos: &Position, rng: &mut impl Rng) -> Move {
         let mut moves: Vec<Move> = pos.legal_moves().iter().collect();
         moves.shuffle(rng);

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{emit, emit_json};
-use crate::train::judge::JUDGE_SEED;
-use crate::train::judge::report::{JudgeOptions, judge};
+use crate::eval::judge::JUDGE_SEED;
+use crate::eval::judge::report::{JudgeOptions, judge};
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
@@ -65,7 +65,7 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     heldout_positions: u64,
     /// Seeds on the board of the database that labels the held-out sets.
-    #[arg(long, value_name = "SEEDS", default_value_t = crate::train::judge::DB_REPORT_SEEDS, value_parser = clap::value_parser!(u32).range(1..=30))]
+    #[arg(long, value_name = "SEEDS", default_value_t = crate::eval::judge::DB_REPORT_SEEDS, value_parser = clap::value_parser!(u32).range(1..=30))]
     heldout_db_seeds: u32,
     /// Weight of a network's move head in the logits it plays by (logits minus this times each
     /// move's predicted seeds lost; 0: the policy alone). Default: the players' own.

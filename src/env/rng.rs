@@ -13,8 +13,8 @@
 //!
 //! Pinned exceptions, which still draw from `rand::rngs::SmallRng` because they redraw committed
 //! or cached data that must come out exactly as it was drawn: the held-out sets
-//! (`train::heldout`, seeded by [`pinned_heldout_seed`], checked by their checksums) and the judge
-//! sets (`train::judge::draw`, the committed sets in `checkpoints/judge`, whose draw the judge-like
+//! (`eval::heldout`, seeded by [`pinned_heldout_seed`], checked by their checksums) and the judge
+//! sets (`eval::judge::draw`, the committed sets in `checkpoints/judge`, whose draw the judge-like
 //! held-out set shares). The bots' moves in those draws come from `Greedy::pick` and
 //! `Minimax::pick`, generic over the generator, so they draw exactly what they drew before.
 //!
@@ -55,7 +55,7 @@ pub fn derive(seed: u64, i: u64) -> u64 {
 
 /// The seed of chunk `chunk` of a held-out set of kind seed `kind_seed`: `kind_seed ^ chunk << 20`,
 /// given to `SmallRng::seed_from_u64`. Pinned, not [`derive()`]: the cached 100,000-position
-/// held-out sets (`train::heldout`, files `heldout-*-100000-db*.bin`, named in records and
+/// held-out sets (`eval::heldout`, files `heldout-*-100000-db*.bin`, named in records and
 /// checkpoints' meta by their checksums, e.g. `2e799e3c20792358` and `6f886c59c1486491` for the
 /// children's game) were drawn with it, and must be drawn again exactly.
 #[inline]

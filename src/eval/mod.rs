@@ -5,7 +5,11 @@
 //! - [`openings`]: opening sets (drawn from a seed, saved and reloaded as JSON).
 //! - [`arena`]: pairings and the games, played in parallel.
 //! - [`elo`]: the Bradley–Terry maximum-likelihood fit and its confidence intervals.
-//! - [`judge`](mod@judge): the solver's verdict on one player's moves.
+//! - [`verdict`]: the solver's verdict on one player's moves in the arena's games.
+//! - [`judge`]: judging a network alone on solved positions: the judge sets (positions of
+//!   random, greedy and minimax games, solved once), their scores and the paired sign test, and
+//!   (feature `train`) the one report `kalaha judge` prints and Python returns.
+//! - [`heldout`]: the two held-out sets inside the endgame database, labelled exactly.
 //! - [`report`]: the report as JSON and Markdown; a training run's evaluation curve.
 //! - [`chart`]: SVG charts drawn with `plotters`.
 //! - [`run`](mod@run): one evaluation from request to written report.
@@ -13,14 +17,16 @@
 pub mod arena;
 pub mod chart;
 pub mod elo;
+pub mod heldout;
 pub mod judge;
 pub mod openings;
 pub mod report;
 pub mod run;
+pub mod verdict;
 
 pub use arena::{Arena, ArenaGame, Mode, PairingResult, tally};
 pub use elo::{Fit, PairScore, Rating, fit};
-pub use judge::{Judgement, MoveStats, Phase, judge};
 pub use openings::{Opening, OpeningSet};
 pub use report::{PlayerRating, Report};
 pub use run::{Outcome, Progress, Request, run};
+pub use verdict::{Judgement, MoveStats, Phase, verdict};

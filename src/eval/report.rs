@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::arena::PairingResult;
 use super::chart::Series;
 use super::elo::{self, PairScore};
-use super::judge::{Judgement, MoveStats};
+use super::verdict::{Judgement, MoveStats};
 use crate::bots::Tally;
 
 /// One player's rating.

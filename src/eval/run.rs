@@ -10,7 +10,7 @@ use anyhow::Context as _;
 
 use super::chart::{self, RatingBar};
 use super::report::{self, Report};
-use super::{Arena, Judgement, Mode, OpeningSet, PairingResult, judge, tally};
+use super::{Arena, Judgement, Mode, OpeningSet, PairingResult, tally, verdict};
 use crate::bots::{BotContext, BotSpec, Player};
 use crate::rules::{Position, Rules};
 use crate::solver::{Solver, SolverConfig};
@@ -175,7 +175,7 @@ fn judge_player(
             ..SolverConfig::default()
         },
     )?;
-    Ok(judge(
+    Ok(verdict(
         &solver,
         &arena.players,
         &arena.pairings(),

@@ -37,10 +37,10 @@ pub struct Evaluation {
     pub games: Vec<SeatResult>,
     /// The network alone against the exact solver, if judged.
     #[serde(default)]
-    pub solver: Option<super::judge::JudgeScore>,
+    pub solver: Option<crate::eval::judge::JudgeScore>,
     /// The network alone on the held-out sets, if the run has them.
     #[serde(default)]
-    pub heldout: Vec<super::heldout::HeldoutScore>,
+    pub heldout: Vec<crate::eval::heldout::HeldoutScore>,
     /// In a run with a moving average (whose scores above are the average's): the trained
     /// weights' own scores on the same sets, a paired ablation of the average.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,10 +52,10 @@ pub struct Evaluation {
 pub struct TrainedScores {
     /// On the judge set, if judged.
     #[serde(default)]
-    pub solver: Option<super::judge::JudgeScore>,
+    pub solver: Option<crate::eval::judge::JudgeScore>,
     /// On the held-out sets.
     #[serde(default)]
-    pub heldout: Vec<super::heldout::HeldoutScore>,
+    pub heldout: Vec<crate::eval::heldout::HeldoutScore>,
 }
 
 /// The sidecar `meta.json`.

@@ -270,7 +270,7 @@ pub struct EvalConfig {
     #[serde(default)]
     pub solver_time_limit: f64,
     /// Optional: positions in each of the two held-out sets inside the endgame database
-    /// ([`super::heldout`]; 0, the default: none). Needs `selfplay.endgame_db_seeds`.
+    /// ([`crate::eval::heldout`]; 0, the default: none). Needs `selfplay.endgame_db_seeds`.
     #[serde(default)]
     pub heldout_positions: usize,
 }

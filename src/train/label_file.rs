@@ -174,7 +174,7 @@ mod tests {
         let mut out = String::new();
         let mut i = 0;
         while i < n {
-            let Some(pos) = super::super::labelled::draw(&rules, &mut rng, 12) else {
+            let Some(pos) = crate::eval::judge::game_position(&rules, &mut rng, 12) else {
                 continue;
             };
             let a = solver.analyse_within(&pos, None, None);
@@ -275,7 +275,7 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let rules = Rules::new(6, 4).unwrap();
         let judged: HashSet<String> =
-            super::super::judge::cached_positions(&rules, &root.join("checkpoints/judge"))
+            crate::eval::judge::cached_positions(&rules, &root.join("checkpoints/judge"))
                 .into_iter()
                 .collect();
         assert!(judged.len() > 1000, "the committed judge set is read");

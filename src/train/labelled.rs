@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rand::{Rng, RngExt};
+use rand::RngExt;
 use rayon::prelude::*;
 
 use super::config::LabelDraw;
@@ -83,24 +83,6 @@ pub(crate) fn judge_like_game(rules: &Rules, rng: &mut GameRng, db_seeds: u32) -
     out
 }
 
-/// A position `plies` random-and-greedy moves into a game (fewer if it ends), not over. Generic
-/// over the generator: the pinned held-out draw (`train::heldout`) calls it with `SmallRng`.
-pub(crate) fn draw(rules: &Rules, rng: &mut impl Rng, max_plies: u32) -> Option<Position> {
-    let mut pos = Position::start(rules);
-    let target = rng.random_range(0..max_plies);
-    let greedy: f64 = rng.random();
-    for _ in 0..target {
-        let mv = greedy_or_random(&pos, greedy, rng);
-        let mut next = pos;
-        next.play(mv).expect("bots play legal moves");
-        if next.is_over() {
-            break;
-        }
-        pos = next;
-    }
-    (!pos.is_over()).then_some(pos)
-}
-
 /// A sample from every legal move's exact value, its policy target at `temperature` (see
 /// [`exact_policy`]).
 pub(super) fn sample(pos: Position, exact: &ExactMoves, total: u32, temperature: f32) -> Sample {
@@ -158,7 +140,7 @@ impl Labeller {
     /// tries), if one was found.
     fn draw_games(&self, rng: &mut GameRng, max_plies: u32, total: u32) -> Option<Sample> {
         for _ in 0..64 {
-            let Some(pos) = draw(&self.rules, rng, max_plies) else {
+            let Some(pos) = crate::eval::judge::game_position(&self.rules, rng, max_plies) else {
                 continue;
             };
             if self.skip_forced && pos.legal_moves().len() < 2 {

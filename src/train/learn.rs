@@ -257,7 +257,8 @@ mod tests {
                     let mut rng = stream(7, 0);
                     let mut n = 0;
                     while n < 6 {
-                        let Some(pos) = super::super::labelled::draw(&rules, &mut rng, 10) else {
+                        let Some(pos) = crate::eval::judge::game_position(&rules, &mut rng, 10)
+                        else {
                             continue;
                         };
                         let both = u32::from(pos.store(Side::South) + pos.store(Side::North));

@@ -17,8 +17,6 @@ pub mod checkpoint;
 pub mod config;
 pub mod distributed;
 pub mod eval;
-pub mod heldout;
-pub mod judge;
 pub mod label_file;
 pub mod labelled;
 pub mod recipe;
@@ -41,6 +39,7 @@ use burn::optim::ModuleOptimizer;
 use burn::prelude::*;
 
 use crate::env::rng::derive;
+use crate::eval::{heldout, judge};
 use crate::nn::{Net, NetEvaluator};
 use crate::rules::Rules;
 pub use checkpoint::{Evaluation, Meta};

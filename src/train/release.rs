@@ -40,9 +40,15 @@ pub struct Released {
     pub release: ReleaseCard,
 }
 
+/// A stage of a finished run: its folder and sidecar.
+type StageRun = (PathBuf, Meta);
+
+/// A parent release (its id and weights hash) and its lineage seconds.
+type ParentSeconds = (ParentRef, f64);
+
 /// The stages of the run in `dir`: their folders and sidecars, in order, and the recipe record if
 /// there is one.
-fn stages(dir: &Path) -> anyhow::Result<(Vec<(PathBuf, Meta)>, Option<RecipeFile>)> {
+fn stages(dir: &Path) -> anyhow::Result<(Vec<StageRun>, Option<RecipeFile>)> {
     let record = recipe::read_record(dir)?;
     let dirs: Vec<PathBuf> = match &record {
         Some(r) if r.staged => r.stages.iter().map(|s| dir.join(s)).collect(),
@@ -67,7 +73,7 @@ fn stages(dir: &Path) -> anyhow::Result<(Vec<(PathBuf, Meta)>, Option<RecipeFile
 
 /// The parent release of a run whose first stage has `meta`'s config, and why the start is not
 /// a release where it is not.
-fn parent_of(meta: &Meta) -> anyhow::Result<(Option<(ParentRef, f64)>, Option<String>)> {
+fn parent_of(meta: &Meta) -> anyhow::Result<(Option<ParentSeconds>, Option<String>)> {
     let roots = model::checkpoint_roots();
     if let Some(id) = &meta.config.run.parent {
         let (_, card) = lineage::resolve_parent(id, &roots)
@@ -111,7 +117,7 @@ fn parent_of(meta: &Meta) -> anyhow::Result<(Option<(ParentRef, f64)>, Option<St
 fn card(
     name: &str,
     sha: &str,
-    stages: &[(PathBuf, Meta)],
+    stages: &[StageRun],
     record: Option<&RecipeFile>,
 ) -> anyhow::Result<ReleaseCard> {
     let (first, last) = (&stages[0].1, &stages[stages.len() - 1].1);

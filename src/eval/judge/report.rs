@@ -12,10 +12,10 @@ use serde::Serialize;
 
 use super::{JUDGE_SEED, JudgeScore, JudgeSet, Paired};
 use crate::bots::policy::{SearchOptions, search_config};
+use crate::eval::heldout::{HeldoutScore, HeldoutSet};
 use crate::nn::{NetEvaluator, model};
 use crate::rules::Rules;
 use crate::search::search_batch;
-use crate::train::heldout::{HeldoutScore, HeldoutSet};
 
 /// What to judge and how.
 #[derive(Clone, Debug)]

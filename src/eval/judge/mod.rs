@@ -14,6 +14,7 @@
 
 mod cache;
 mod draw;
+#[cfg(feature = "train")]
 pub mod report;
 mod score;
 mod stats;
@@ -23,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use crate::rules::Position;
 
 pub use cache::{cached_positions, cached_settings};
-pub(crate) use draw::draw_any;
 pub use draw::{deep_enough, pie_positions};
+pub(crate) use draw::{draw_any, game_position};
 pub use score::{JudgeScore, Miss, PieScore, check_actions};
 pub use stats::{Paired, Rate, sign_test};
 

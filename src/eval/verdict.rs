@@ -179,7 +179,7 @@ fn class_name(c: i32) -> &'static str {
 /// Judges the moves `player` (an index into `players`) made in `games`; `pairings` maps each
 /// game's pairing to its two players. `on_batch(done, total)` reports progress in positions;
 /// once `stop` is set the remaining positions are skipped and counted as unsolved.
-pub fn judge(
+pub fn verdict(
     solver: &Solver,
     players: &[Player],
     pairings: &[(usize, usize)],

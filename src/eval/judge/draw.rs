@@ -2,11 +2,11 @@
 //! seeded stream, and under the pie rule every decision of the opening, enumerated.
 //!
 //! Pinned to `rand`'s `SmallRng`, not [`GameRng`](crate::env::rng::GameRng): the committed judge
-//! sets (checkpoints/judge) and the cached judge-like held-out sets (`train::heldout`, through
+//! sets (checkpoints/judge) and the cached judge-like held-out sets (`eval::heldout`, through
 //! [`draw_any`]) were drawn with it and must be drawn again exactly.
 
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 
 use super::{DB_REPORT_SEEDS, Source};
 use crate::bots::{Minimax, greedy_or_random, random_move};
@@ -137,6 +137,25 @@ fn draw_positions(rules: &Rules, n: usize, seed: u64) -> Vec<(Position, Source, 
         }
     }
     out
+}
+
+/// A position `plies` random-and-greedy moves into a game (fewer if it ends), not over. Generic
+/// over the generator: the pinned held-out draw (`super::super::heldout`) calls it with `SmallRng`;
+/// training's labelled positions (`train::labelled`) draw from it too.
+pub(crate) fn game_position(rules: &Rules, rng: &mut impl Rng, max_plies: u32) -> Option<Position> {
+    let mut pos = Position::start(rules);
+    let target = rng.random_range(0..max_plies);
+    let greedy: f64 = rng.random();
+    for _ in 0..target {
+        let mv = greedy_or_random(&pos, greedy, rng);
+        let mut next = pos;
+        next.play(mv).expect("bots play legal moves");
+        if next.is_over() {
+            break;
+        }
+        pos = next;
+    }
+    (!pos.is_over()).then_some(pos)
 }
 
 #[cfg(test)]

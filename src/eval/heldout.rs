@@ -76,7 +76,7 @@ impl HeldoutKind {
         match self {
             HeldoutKind::Train => {
                 let max_plies = 4 * rules.total_seeds() / rules.pits().max(1) as u32 + 8;
-                super::labelled::draw(rules, rng, max_plies)
+                super::judge::game_position(rules, rng, max_plies)
             }
             HeldoutKind::Judge => super::judge::draw_any(rules, rng),
         }

@@ -272,8 +272,8 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::eval::judge::JUDGE_SEED;
     use crate::rules::Rules;
-    use crate::train::judge::JUDGE_SEED;
 
     /// The committed Kalah(6,4) set scores only legal picks: an illegal action (or a count that
     /// is not one per position) is an error naming it, never a move scored as optimal.
