@@ -309,6 +309,17 @@ fn verify_at(r: &Released, roots: &[PathBuf], depth: usize) -> (Trust, ParentChe
             ParentCheck::None,
         );
     }
+    let folder = r.dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    if folder.as_deref().is_some_and(|f| f != card.name) {
+        return (
+            Trust::Mismatch(format!(
+                "released as {}, found in the folder {}",
+                card.name,
+                r.dir.display()
+            )),
+            ParentCheck::None,
+        );
+    }
     if card.id != release_id(&card.name, &card.date, &sha) {
         return (
             Trust::Mismatch(format!(
@@ -432,6 +443,17 @@ pub fn resolve_parent(id: &str, roots: &[PathBuf]) -> Result<(PathBuf, ReleaseCa
             why: t.to_string(),
         }),
     }
+}
+
+/// A released network's id for a person, where its sidecar has a release card: the id, followed
+/// by why it is not trusted where it does not check out; `None` without a card.
+pub fn id_note(dir: &Path) -> Option<String> {
+    let r = read(dir).ok()?;
+    let card = r.card.as_ref()?;
+    Some(match verify(&r, &[]) {
+        (Trust::Verified, _) => card.id.clone(),
+        (t, _) => format!("{} ({t})", card.id),
+    })
 }
 
 /// One line naming a released network for a person: its id and whether it checks out, or why

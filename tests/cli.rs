@@ -801,7 +801,8 @@ fn release_copies_a_runs_latest_network_and_sidecar() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.starts_with(&format!("replaced {} (Kalah(6,4)", net.display()))
+        text.starts_with(&format!("replaced {} as net-", net.display()))
+            && text.contains("(Kalah(6,4)")
             && text.contains("iteration 460")
             && text.contains("model-000460.bpk and meta.json"),
         "{text}"

@@ -184,7 +184,10 @@ fn play_hard_under_international_rules_keeps_the_committed_network() {
     let (stdout, stderr) = texts(&out);
     assert_eq!(
         without_db_build(&stderr),
-        "kalaha: level hard is the network checkpoints/kalah64 (kalah64) with 64 simulations\n"
+        format!(
+            "kalaha: level hard is the network checkpoints/kalah64 (kalah64, release {}) with 64 simulations\n",
+            kalaha::lineage::id_note(std::path::Path::new("checkpoints/kalah64")).unwrap()
+        )
     );
     assert!(
         stdout.contains("You play south against policy:checkpoints/kalah64:64."),

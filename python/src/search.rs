@@ -256,13 +256,16 @@ pub fn search<'py>(
         margin_weight: margin_weight.unwrap_or(base.margin_weight),
         prove: prove.unwrap_or(base.prove),
     };
-    if !(0.0..=1.0).contains(&cfg.margin_weight)
-        || !cfg.c_visit.is_finite()
-        || !cfg.c_scale.is_finite()
-    {
-        return Err(value_error(
-            "margin_weight must lie in [0, 1] and c_visit, c_scale be finite",
-        ));
+    // margin_weight and c_scale as a bot spec's `:margin=W:c_scale=X` are checked (one parser,
+    // `kalaha::bots::options`), naming the keyword.
+    kalaha::bots::options::margin_weight(f64::from(cfg.margin_weight))
+        .map_err(|e| value_error(format!("margin_weight: {e}")))?;
+    if c_scale.is_some() {
+        kalaha::bots::options::c_scale(f64::from(cfg.c_scale))
+            .map_err(|e| value_error(format!("c_scale: {e}")))?;
+    }
+    if !cfg.c_visit.is_finite() || !cfg.c_scale.is_finite() {
+        return Err(value_error("c_visit and c_scale must be finite"));
     }
     let temps: Vec<f32> = match temperature {
         None => vec![0.0; roots.len()],

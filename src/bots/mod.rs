@@ -13,6 +13,7 @@ mod greedy;
 mod matches;
 mod mcts;
 mod minimax;
+pub mod options;
 mod player;
 #[cfg(feature = "train")]
 pub mod policy;
@@ -226,38 +227,40 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
     {
         let seen = match key {
             "margin" => margin
-                .replace(match value.parse::<f32>() {
-                    Ok(w) if (0.0..=1.0).contains(&w) => (w * 1000.0).round() as u16,
-                    _ => {
-                        return Err(bad(format!(
-                            "margin weight '{value}' is not a number in 0..=1"
-                        )));
-                    }
-                })
+                .replace(
+                    match value
+                        .parse::<f64>()
+                        .map_err(|e| e.to_string())
+                        .and_then(options::margin_weight)
+                    {
+                        Ok(w) => (w * 1000.0).round() as u16,
+                        Err(_) => {
+                            return Err(bad(format!(
+                                "margin weight '{value}' is not a number in 0..=1"
+                            )));
+                        }
+                    },
+                )
                 .is_some(),
             "c_scale" => c_scale
-                .replace(match value.parse::<f64>() {
-                    Ok(x) if PLAY_C_SCALES.contains(&x) => (x * 1000.0).round() as u32,
-                    _ => {
-                        return Err(bad(format!(
-                            "c_scale '{value}' is not a number from {} to {}",
-                            PLAY_C_SCALES.start(),
-                            PLAY_C_SCALES.end()
-                        )));
-                    }
-                })
+                .replace(
+                    match value
+                        .parse::<f64>()
+                        .map_err(|e| e.to_string())
+                        .and_then(options::c_scale)
+                    {
+                        Ok(x) => (f64::from(x) * 1000.0).round() as u32,
+                        Err(_) => {
+                            return Err(bad(format!(
+                                "c_scale '{value}' is not a number from {} to {}",
+                                PLAY_C_SCALES.start(),
+                                PLAY_C_SCALES.end()
+                            )));
+                        }
+                    },
+                )
                 .is_some(),
-            "prove" => prove
-                .replace(match value {
-                    "on" => true,
-                    "off" => false,
-                    _ => {
-                        return Err(bad(format!(
-                            "prove={value}: expected prove=on or prove=off"
-                        )));
-                    }
-                })
-                .is_some(),
+            "prove" => prove.replace(options::prove(value).map_err(bad)?).is_some(),
             "db" => db
                 .replace(match value {
                     "on" => PlayDb::Default,
@@ -332,26 +335,24 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
 #[cfg(feature = "train")]
 impl BotSpec {
     /// What a `policy:` name's options change in its checkpoint's search (none for other bots).
-    pub fn search_options(&self) -> policy::SearchOptions {
+    pub fn search_options(&self) -> SearchOptions {
         match self {
             BotSpec::Policy {
                 margin,
                 c_scale,
                 prove,
                 ..
-            } => policy::SearchOptions {
+            } => SearchOptions {
                 margin: margin.map(|w| w as f32 / 1000.0),
                 c_scale: c_scale.map(|x| x as f32 / 1000.0),
                 prove: *prove,
             },
-            _ => policy::SearchOptions::default(),
+            _ => SearchOptions::default(),
         }
     }
 }
 
-/// The `c_scale=X` values a name (and `kalaha judge --c-scale`) may ask for.
-#[cfg(feature = "train")]
-pub const PLAY_C_SCALES: std::ops::RangeInclusive<f64> = 0.001..=100.0;
+pub use options::{PLAY_C_SCALES, SearchOptions};
 
 /// The largest `db=N` a name may ask for (what fits in memory is checked when the bot is
 /// prepared).

@@ -60,16 +60,7 @@ impl PolicyBot {
     }
 }
 
-/// What a `policy:` bot's options change in its checkpoint's search (`None`: the checkpoint's).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SearchOptions {
-    /// `:margin=W`: the utility's margin weight.
-    pub margin: Option<f32>,
-    /// `:c_scale=X`: the scale of the Q transform ([`SearchConfig::c_scale`]).
-    pub c_scale: Option<f32>,
-    /// `:prove=on` or `:prove=off`: whether the search proves subtrees ([`SearchConfig::prove`]).
-    pub prove: Option<bool>,
-}
+pub use super::options::SearchOptions;
 
 /// The search a network player runs: `sims` simulations over every legal move, with the
 /// checkpoint's utility, Q transform and proving, as far as `options` leave them.

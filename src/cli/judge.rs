@@ -83,11 +83,16 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             crate::solver::seconds::seconds(t).map_err(|e| anyhow::anyhow!("--time-limit: {e}"))
         })
         .transpose()?;
-    if a.margin_weight.is_some_and(|w| !(0.0..=1.0).contains(&w)) {
+    // The one check of the search options (`bots::options`, as a bot spec's), naming the flag.
+    if a.margin_weight
+        .is_some_and(|w| crate::bots::options::margin_weight(w).is_err())
+    {
         anyhow::bail!("--margin-weight must be a number from 0 to 1");
     }
-    let scales = crate::bots::PLAY_C_SCALES;
-    if a.c_scale.is_some_and(|x| !scales.contains(&x)) {
+    if a.c_scale
+        .is_some_and(|x| crate::bots::options::c_scale(x).is_err())
+    {
+        let scales = crate::bots::PLAY_C_SCALES;
         anyhow::bail!(
             "--c-scale must be a number from {} to {}",
             scales.start(),

@@ -4,6 +4,8 @@ mod analyse;
 mod analyse_out;
 mod bench;
 mod bench_solver;
+#[cfg(feature = "train")]
+mod bench_train;
 mod eval;
 mod json;
 #[cfg(feature = "train")]

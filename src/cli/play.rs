@@ -50,10 +50,12 @@ fn network(ctx: &mut BotContext, rules: &Rules) -> Result<String, String> {
     let path = found.dir.display().to_string();
     let spec = Level::Hard.spec(Some(&path));
     ctx.prepare(&spec, rules).map_err(|e| format!("{e:#}"))?;
+    let release = crate::lineage::id_note(&found.dir)
+        .map(|id| format!(", release {id}"))
+        .unwrap_or_default();
     eprintln!(
-        "kalaha: level hard is the network {path} ({}, release {}) with {} simulations",
+        "kalaha: level hard is the network {path} ({}{release}) with {} simulations",
         rules.canonical_name(),
-        crate::lineage::describe(&found.dir),
         crate::play::HARD_SIMULATIONS
     );
     Ok(path)

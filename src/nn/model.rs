@@ -203,7 +203,7 @@ pub fn load(path: &Path) -> anyhow::Result<Model> {
     let dir = folder(path)?;
     let mut card = load_card(&dir)?;
     if card.release.is_some() {
-        card.release = Some(crate::lineage::describe(&dir));
+        card.release = crate::lineage::id_note(&dir);
     }
     let net = load_weights(
         &dir,

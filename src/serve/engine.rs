@@ -99,10 +99,12 @@ impl Engines {
                     .and_then(|p| Ok(p.batched(threads)?))
                 {
                     Ok(p) => {
+                        let release = crate::lineage::id_note(&found.dir)
+                            .map(|id| format!(" (release {id})"))
+                            .unwrap_or_default();
                         eprintln!(
-                            "kalaha: level hard for {} is {p} (release {})",
-                            rules.canonical_name(),
-                            crate::lineage::describe(&found.dir)
+                            "kalaha: level hard for {} is {p}{release}",
+                            rules.canonical_name()
                         );
                         hard.insert(rules.spec(), p);
                     }

@@ -2,7 +2,7 @@
 """Drives a real headless Chromium through `kalaha serve`'s page (WebDriver, Debian's chromium and
 chromium-driver): a whole game at each level by clicking pits, undo and redo, a hint appearing,
 the review after the game with its mistakes stepped through, the analysis board, the language
-switch, and no console errors. Saves a screenshot of the board to experiments/serve/board.png.
+switch, and no console errors. Saves a screenshot of the board to checkpoints/runs/serve-board.png (run output; --screenshot elsewhere).
 
     python3 tests/browser/serve_browser.py [--bin target/release/kalaha] [--levels easy,medium,hard,perfect]
 
@@ -29,7 +29,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "kalaha"))
     ap.add_argument("--levels", default="easy,medium,hard,perfect")
-    ap.add_argument("--screenshot", default=os.path.join(ROOT, "experiments", "serve", "board.png"))
+    ap.add_argument("--screenshot", default=os.path.join(ROOT, "checkpoints", "runs", "serve-board.png"))
     args = ap.parse_args()
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

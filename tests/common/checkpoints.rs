@@ -39,6 +39,8 @@ pub fn fake_with(
     let text = std::fs::read_to_string("checkpoints/kalah64/meta.json").unwrap();
     let mut meta: serde_json::Value = serde_json::from_str(&text).unwrap();
     meta["rules"] = serde_json::to_value(rules.spec()).unwrap();
+    // A made-up network is no release: its sidecar carries no release card.
+    meta.as_object_mut().unwrap().remove("release");
     edit(&mut meta);
     std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
     let file = meta["files"]["model"].as_str().unwrap();

@@ -197,11 +197,8 @@ fn id_of(path: &str) -> String {
 
 /// Judges `o.network` as `o` says; `quiet` leaves out the progress lines on stderr.
 pub fn judge(o: &JudgeOptions, quiet: bool) -> anyhow::Result<JudgeReport> {
-    let options = SearchOptions {
-        prove: o.prove.then_some(true),
-        margin: o.margin_weight.map(|w| w as f32),
-        c_scale: o.c_scale.map(|x| x as f32),
-    };
+    let options = SearchOptions::new(o.margin_weight, o.c_scale, o.prove.then_some(true))
+        .map_err(anyhow::Error::msg)?;
     let (path, m, rules) = load_network(&o.network)?;
     let other = match &o.against {
         Some(spec) => {
