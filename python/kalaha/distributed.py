@@ -1,8 +1,8 @@
 """Self-play training on a Ray cluster: ``kalaha train``'s own pipeline with its self-play spread
 over many processes and machines.
 
-    python -m kalaha.distributed --config configs/kalah64.toml --address auto --workers 8
-    python -m kalaha.distributed --config configs/kalah64.toml --address auto --workers 8 --resume
+    python -m kalaha.distributed --config configs/kalah64.toml --stage base --address auto --workers 8
+    python -m kalaha.distributed --config configs/kalah64.toml --stage base --address auto --workers 8 --resume
 
 The shape is muzero-general's: self-play **workers** are Ray actors, each running the project's
 Rust self-play (the vectorised games, the Gumbel search, the endgame database) with the weights
@@ -245,6 +245,8 @@ def log_workers(learner, workers: list[WorkerState], totals: dict) -> None:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--config", required=True, help="the run's TOML config (see configs/)")
+    p.add_argument("--stage", default=None, metavar="NAME",
+                   help="the stage of a recipe of several (configs/kalah64.toml: base, widen or ema)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key, e.g. search.simulations=32 (repeatable)")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
@@ -304,7 +306,7 @@ def _main(args):
         if args.max_lag < 0:
             raise Error("--max-lag must be 0 or more")
         try:
-            config = train_config(args.config, args.sets)
+            config = train_config(args.config, args.sets, args.stage)
         except ValueError as e:
             raise Error(str(e)) from None
         connect(args.address, args.cpus)

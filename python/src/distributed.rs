@@ -18,11 +18,18 @@ fn err(e: anyhow::Error) -> PyErr {
 }
 
 /// A run's config from a TOML file and `section.key=value` overrides, as JSON text that a worker
-/// on another machine rebuilds exactly (`kalaha train --config FILE --set ...` reads the same).
+/// on another machine rebuilds exactly (`kalaha train --config FILE --set ...` reads the same);
+/// for a recipe of several stages, the stage named `stage` (`kalaha train --stage NAME`).
 #[pyfunction]
-#[pyo3(signature = (path, sets=Vec::new()))]
-pub fn train_config(path: std::path::PathBuf, sets: Vec<String>) -> PyResult<String> {
-    let cfg = TrainConfig::load(&path, &sets).map_err(err)?;
+#[pyo3(signature = (path, sets=Vec::new(), stage=None))]
+pub fn train_config(
+    path: std::path::PathBuf,
+    sets: Vec<String>,
+    stage: Option<String>,
+) -> PyResult<String> {
+    let cfg = kalaha::train::Recipe::load(&path, &sets)
+        .and_then(|r| r.stage(stage.as_deref()))
+        .map_err(err)?;
     cfg.validate().map_err(err)?;
     cfg.rules().map_err(err)?;
     serde_json::to_string(&cfg).map_err(|e| value_error(format!("cannot write the config: {e}")))
