@@ -62,6 +62,13 @@ fn placed(dir: &Path, name: &str) -> Vec<String> {
     ]
 }
 
+/// [`placed`] and an override that changes what is learned.
+fn placed_and_changed(dir: &Path, name: &str) -> Vec<String> {
+    let mut v = placed(dir, name);
+    v.push("optim.weight_decay=0.0002".to_string());
+    v
+}
+
 /// What a checkpoint's network says of the start position and a few after it, bit for bit.
 fn outputs(ck: &Path) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     use kalaha::rules::{Position, Rules};
@@ -91,14 +98,14 @@ fn a_recipe_stopped_in_its_second_stage_resumes_exactly_and_releases_its_lineage
     std::fs::write(&config, two_stages()).unwrap();
     let stop = AtomicBool::new(false);
 
-    let whole = Recipe::load(&config, &placed(&dir, "whole")).unwrap();
+    let whole = Recipe::load(&config, &placed_and_changed(&dir, "whole")).unwrap();
     assert_eq!(
         recipe::train(&whole, false, &stop, &mut |_| {}).unwrap(),
         Outcome::Finished
     );
 
     // Stopped after the first iteration of the second stage, as Ctrl-C stops it.
-    let halves = Recipe::load(&config, &placed(&dir, "halves")).unwrap();
+    let halves = Recipe::load(&config, &placed_and_changed(&dir, "halves")).unwrap();
     let mut stage = 0;
     let outcome = recipe::train(&halves, false, &stop, &mut |e| match e {
         Event::Stage(i, ..) => stage = i,
@@ -181,7 +188,9 @@ fn a_recipe_stopped_in_its_second_stage_resumes_exactly_and_releases_its_lineage
     // The run overrode keys on the command line: not rebuildable from the file alone, and it says so.
     assert_eq!(card["rebuildable"], false);
     assert!(
-        card["history"].to_string().contains("--set"),
+        card["history"]
+            .to_string()
+            .contains("--set optim.weight_decay=0.0002"),
         "{}",
         card["history"]
     );
@@ -203,6 +212,9 @@ fn a_recipe_stopped_in_its_second_stage_resumes_exactly_and_releases_its_lineage
     ));
     let kid: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(kid["release"]["parent"]["id"], id);
+    // Overrides that only place the run (its name, folders, evaluations) leave it rebuildable.
+    let history = kid["release"]["history"].to_string();
+    assert!(!history.contains("--set"), "{history}");
     assert_eq!(kid["release"]["parent"]["weights_sha256"], sha);
     let lineage = kid["release"]["lineage_seconds"].as_f64().unwrap();
     assert!(lineage >= card["training_seconds"].as_f64().unwrap());

@@ -71,6 +71,21 @@ fn stages(dir: &Path) -> anyhow::Result<(Vec<StageRun>, Option<RecipeFile>)> {
     Ok((out, record))
 }
 
+/// Whether a `--set` override can change the network a recipe makes: every key but those that
+/// place the run's files, how often it saves, its device and its evaluations.
+fn changes_the_network(set: &str) -> bool {
+    let key = set.split_once('=').map_or(set, |(k, _)| k).trim();
+    !(matches!(
+        key,
+        "run.name"
+            | "run.checkpoint_dir"
+            | "run.experiment_dir"
+            | "run.judge_dir"
+            | "run.checkpoint_every"
+            | "run.device"
+    ) || key.starts_with("eval."))
+}
+
 /// The parent release of a run whose first stage has `meta`'s config, and why the start is not
 /// a release where it is not.
 fn parent_of(meta: &Meta) -> anyhow::Result<(Option<ParentSeconds>, Option<String>)> {
@@ -134,8 +149,21 @@ fn card(
             if hashes.windows(2).any(|w| w[0] != w[1]) {
                 why_not.push(format!("{} changed between sittings", r.config));
             }
-            if r.sittings.iter().any(|s| !s.sets.is_empty()) {
-                why_not.push("a sitting overrode keys on the command line (--set)".into());
+            let learning: Vec<&String> = r
+                .sittings
+                .iter()
+                .flat_map(|s| &s.sets)
+                .filter(|set| changes_the_network(set))
+                .collect();
+            if !learning.is_empty() {
+                why_not.push(format!(
+                    "a sitting overrode keys on the command line (--set {})",
+                    learning
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", --set ")
+                ));
             }
             let last_sitting = r.sittings.last();
             Some(RecipeRecord {
