@@ -10,11 +10,11 @@
 //! | `Rules` | [`kalaha::rules::Rules`] (presets and every option) |
 //! | `Position` | [`kalaha::rules::Position`]: notation, legal moves, play, the observation encoder |
 //! | `VecEnv` | [`kalaha::env::VecEnv`] on a rayon pool of its own, numpy arrays out |
-//! | `Bot` | [`kalaha::bots::BotSpec`]: random, greedy, minimax:D, mcts:N, solver, policy:PATH[:SIMS] |
+//! | `Bot` | [`kalaha::bots::BotSpec`]: random, greedy, minimax:D, mcts:N, solver, policy:PATH\[:SIMS\] |
 //! | `solve` | [`kalaha::solver::Solver`]: the exact value of a position and of each move |
 //! | `Network` | [`kalaha::nn::model::Model`]: a trained network's outputs and weights |
 //! | `JudgeSet`, `HeldoutSet` | [`kalaha::eval::judge`], [`kalaha::eval::heldout`]: solver-labelled sets |
-//! | `evaluate` | [`kalaha::eval::run`] with a Python agent as [`kalaha::bots::Player::external`] |
+//! | `evaluate` | [`kalaha::eval::run()`] with a Python agent as [`kalaha::bots::Player::external`] |
 //! | `search` | [`kalaha::search::search_batch_with`] with a network or a Python evaluator |
 //! | `best_logits` | [`kalaha::search::best_logit`] row by row: the one greedy pick (`kalaha.research.pick`) |
 //! | `Learner`, `SelfPlayWorker` | [`kalaha::train::distributed`]: `kalaha train` split for Ray |

@@ -4,7 +4,7 @@
 //!
 //! Two kinds, drawn from seeds of their own: [`HeldoutKind::Train`] as the labelled training
 //! positions are drawn (random and greedy games stopped at a uniform ply,
-//! [`super::labelled`]'s `games` draw) and [`HeldoutKind::Judge`] as the judge set's are
+//! `eval::judge::game_position`, training's `games` draw) and [`HeldoutKind::Judge`] as the judge set's are
 //! ([`super::judge`]'s three sources), both kept where the database answers and at least two
 //! moves are legal (a forced move cannot be missed). A set is built once and cached with a
 //! checksum; a damaged cache is an error that names the file.

@@ -5,7 +5,7 @@
 //! - [`openings`]: opening sets (drawn from a seed, saved and reloaded as JSON).
 //! - [`arena`]: pairings and the games, played in parallel.
 //! - [`elo`]: the Bradley–Terry maximum-likelihood fit and its confidence intervals.
-//! - [`verdict`]: the solver's verdict on one player's moves in the arena's games.
+//! - [`verdict`](mod@verdict): the solver's verdict on one player's moves in the arena's games.
 //! - [`judge`]: judging a network alone on solved positions: the judge sets (positions of
 //!   random, greedy and minimax games, solved once), their scores and the paired sign test, and
 //!   (feature `train`) the one report `kalaha judge` prints and Python returns.
