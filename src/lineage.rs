@@ -448,11 +448,15 @@ pub fn resolve_parent(id: &str, roots: &[PathBuf]) -> Result<(PathBuf, ReleaseCa
 /// A released network's id for a person, where its sidecar has a release card: the id, followed
 /// by why it is not trusted where it does not check out; `None` without a card.
 pub fn id_note(dir: &Path) -> Option<String> {
-    let r = read(dir).ok()?;
+    note(&read(dir).ok()?)
+}
+
+/// [`id_note`] of a sidecar already read.
+fn note(r: &Released) -> Option<String> {
     let card = r.card.as_ref()?;
-    Some(match verify(&r, &[]) {
-        (Trust::Verified, _) => card.id.clone(),
-        (t, _) => format!("{} ({t})", card.id),
+    Some(match verify(r, &[]).0 {
+        Trust::Verified => card.id.clone(),
+        t => format!("{} ({t})", card.id),
     })
 }
 
@@ -460,13 +464,18 @@ pub fn id_note(dir: &Path) -> Option<String> {
 /// it has no id.
 pub fn describe(dir: &Path) -> String {
     match read(dir) {
-        Ok(r) => match (&r.card, verify(&r, &[])) {
-            (Some(c), (Trust::Verified, _)) => c.id.clone(),
-            (Some(c), (t, _)) => format!("{} ({t})", c.id),
-            (None, _) => format!("{} (no release id)", dir.display()),
-        },
+        Ok(r) => note(&r).unwrap_or_else(|| format!("{} (no release id)", dir.display())),
         Err(e) => format!("{} ({e})", dir.display()),
     }
+}
+
+/// Whether `name` may name a released network's or a recipe stage's folder: letters, digits,
+/// `-` and `_`, at least one.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! and records it; and a release whose weights change is reported, not trusted.
 #![cfg(feature = "train")]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -29,13 +31,6 @@ fn ok(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kalaha-recipe-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn smoke() -> String {
@@ -93,7 +88,7 @@ fn json(path: &Path) -> serde_json::Value {
 
 #[test]
 fn a_recipe_stopped_in_its_second_stage_resumes_exactly_and_releases_its_lineage() {
-    let dir = scratch("stages");
+    let dir = common::checkpoints::temp_root("recipe-stages");
     let config = dir.join("recipe.toml");
     std::fs::write(&config, two_stages()).unwrap();
     let stop = AtomicBool::new(false);

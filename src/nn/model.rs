@@ -80,8 +80,9 @@ pub struct ModelCard {
     /// The endgame database its self-play searched with (`selfplay.endgame_db_seeds`, 0: none),
     /// where the sidecar records it.
     pub endgame_db_seeds: Option<u32>,
-    /// Its release id where the sidecar has a release card; [`load`] checks it against the
-    /// weights ([`crate::lineage::describe`]: the id, or the id and why it is not trusted).
+    /// Its release id where the sidecar has a release card, set by [`load`] once checked against
+    /// the weights ([`crate::lineage::id_note`]: the id, or the id and why it is not trusted);
+    /// `None` from [`load_card`], which reads no weights.
     pub release: Option<String>,
 }
 
@@ -95,13 +96,6 @@ struct CardFile {
     /// Required: sidecars made before checkpoint files were versioned (which did not name them)
     /// are of networks whose input is no longer read.
     files: Files,
-    #[serde(default)]
-    release: Option<CardRelease>,
-}
-
-#[derive(Deserialize)]
-struct CardRelease {
-    id: String,
 }
 
 #[derive(Deserialize)]
@@ -173,7 +167,7 @@ pub fn load_card(dir: &Path) -> anyhow::Result<ModelCard> {
         search: f.config.search,
         model_file: f.files.model,
         endgame_db_seeds: f.config.selfplay.and_then(|p| p.endgame_db_seeds),
-        release: f.release.map(|r| r.id),
+        release: None,
     })
 }
 
@@ -202,9 +196,7 @@ pub fn load_weights(
 pub fn load(path: &Path) -> anyhow::Result<Model> {
     let dir = folder(path)?;
     let mut card = load_card(&dir)?;
-    if card.release.is_some() {
-        card.release = crate::lineage::id_note(&dir);
-    }
+    card.release = crate::lineage::id_note(&dir);
     let net = load_weights(
         &dir,
         &card.model_file,

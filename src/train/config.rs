@@ -627,6 +627,11 @@ pub(crate) fn apply_set(table: &mut toml::Table, set: &str) -> anyhow::Result<()
     apply_set_value(table, key.trim(), value).with_context(|| format!("--set '{set}'"))
 }
 
+/// The dotted key a `--set KEY=VALUE` override names.
+pub(crate) fn override_key(set: &str) -> &str {
+    set.split_once('=').map_or(set, |(k, _)| k).trim()
+}
+
 /// Sets the dotted `key` (`section.key`) of `table` to `value`, creating sections on the way.
 pub(crate) fn apply_set_value(
     table: &mut toml::Table,

@@ -81,14 +81,7 @@ struct StageTable {
 
 /// The stage names a recipe may not use: they would clash with the files beside them.
 fn check_stage_name(name: &str) -> anyhow::Result<()> {
-    if name.is_empty()
-        || name.starts_with('.')
-        || name.starts_with("tb-")
-        || name.contains(['/', '\\', ' '])
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if !crate::lineage::is_plain_name(name) || name.starts_with("tb-") {
         bail!("stage name '{name}' must be a plain folder name (letters, digits, - and _)");
     }
     Ok(())
@@ -97,9 +90,8 @@ fn check_stage_name(name: &str) -> anyhow::Result<()> {
 /// Whether a `--set` override names the recipe's name or folders (applied to the recipe, not to
 /// each stage).
 fn places_the_recipe(set: &str) -> bool {
-    let key = set.split_once('=').map_or(set, |(k, _)| k).trim();
     matches!(
-        key,
+        super::config::override_key(set),
         "run.name" | "run.checkpoint_dir" | "run.experiment_dir"
     )
 }
@@ -267,12 +259,7 @@ impl Recipe {
         let Some(name) = name else {
             return self.single();
         };
-        let names = self.names();
-        self.stages
-            .into_iter()
-            .find(|s| s.name == name)
-            .map(|s| s.config)
-            .with_context(|| format!("no stage '{name}' (the stages: {})", names.join(", ")))
+        Ok(self.only(name)?.stages.swap_remove(0).config)
     }
 
     /// The recipe cut to its stage `name` alone (in its own folder, starting as in the recipe).

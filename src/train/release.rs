@@ -74,7 +74,7 @@ fn stages(dir: &Path) -> anyhow::Result<(Vec<StageRun>, Option<RecipeFile>)> {
 /// Whether a `--set` override can change the network a recipe makes: every key but those that
 /// place the run's files, how often it saves, its device and its evaluations.
 fn changes_the_network(set: &str) -> bool {
-    let key = set.split_once('=').map_or(set, |(k, _)| k).trim();
+    let key = super::config::override_key(set);
     !(matches!(
         key,
         "run.name"
@@ -239,13 +239,7 @@ fn card(
 /// last. Refuses an unfinished stage, a checkpoint that does not load, a name that is not a plain
 /// folder name or is one of [`model::NOT_NETWORKS`], and a name already there unless `force`.
 pub fn release(run: &Path, root: &Path, name: &str, force: bool) -> anyhow::Result<Released> {
-    if name.is_empty()
-        || name.starts_with('.')
-        || name.contains(['/', '\\'])
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if !lineage::is_plain_name(name) {
         bail!("the network name '{name}' is not a plain folder name (letters, digits, - and _)");
     }
     if model::NOT_NETWORKS.contains(&name) {
