@@ -221,6 +221,19 @@ fn the_review_judges_every_move_and_the_record_reads_back() {
                 > 0
         );
     }
+    assert_eq!(r["reused"], 0, "the first review judges every move");
+    // A second review judges nothing again: the same answer, every move reused.
+    let again = ok("GET", &format!("/api/games/{id}/review"), None);
+    assert_eq!(again["reused"].as_u64(), Some(n as u64), "{again}");
+    assert_eq!(again["moves"], r["moves"]);
+    // After an undo and other moves, the moves still played are reused, the rest judged anew.
+    let undone = ok("POST", &format!("/api/games/{id}/undo"), None);
+    let kept = undone["history"].as_array().unwrap().len();
+    assert!(kept < n);
+    let after = ok("GET", &format!("/api/games/{id}/review"), None);
+    assert_eq!(after["reused"].as_u64(), Some(kept as u64), "{after}");
+    assert_eq!(after["moves"].as_array().unwrap().len(), kept);
+    assert_eq!(after["moves"][..], r["moves"].as_array().unwrap()[..kept]);
     let rec = ok("GET", &format!("/api/games/{id}/record"), None);
     let back = new_game(json!({"record": rec["record"], "practice": true}));
     assert_eq!(back["position"]["notation"], end["position"]["notation"]);
@@ -530,6 +543,7 @@ fn slow_server() -> Running {
             network_jobs: 1,
             heavy_queue: 64,
             heavy_per_client: 64,
+            ..Limits::default()
         },
         ..ServeConfig::default()
     })
@@ -723,6 +737,43 @@ fn work_for_an_abandoned_game_is_cancelled_and_frees_its_place() {
     wait_jobs(addr, "the analysis is cancelled", SOON, |j| {
         j["cancelled"].as_u64().unwrap() > before && j["running"].as_u64() == Some(0)
     });
+
+    // 4b. A review whose client leaves is cancelled (reviews are judged in a job that follows
+    // its request). A Kalah(6,6) game of a few moves: no position of it is proven for minutes.
+    let (status, g) = call_at(
+        addr,
+        "POST",
+        "/api/games",
+        Some(json!({"rules": kalah66(), "practice": true})),
+    );
+    assert_eq!(status, 200, "{g}");
+    let rid = g["id"].as_str().unwrap().to_string();
+    for mv in [1, 2] {
+        let (status, v) = call_at(
+            addr,
+            "POST",
+            &format!("/api/games/{rid}/move"),
+            Some(json!({"move": mv})),
+        );
+        assert_eq!(status, 200, "{v}");
+    }
+    let before = cancelled(addr);
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /api/games/{rid}/review HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    wait_jobs(addr, "the review runs", SOON, running(1));
+    let left = std::time::Instant::now();
+    drop(s);
+    wait_jobs(addr, "the review is cancelled", SOON, |j| {
+        j["cancelled"].as_u64().unwrap() > before && j["running"].as_u64() == Some(0)
+    });
+    eprintln!(
+        "a review was cancelled {:.3} s after its client left (the wait polls every 20 ms)",
+        left.elapsed().as_secs_f64()
+    );
 
     // 5. Stopping the server cancels a proof in flight: its request answers 503 at once.
     let analysis = in_background(

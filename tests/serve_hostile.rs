@@ -594,6 +594,7 @@ fn heavy_jobs_are_bounded_per_client_and_in_all() {
             heavy_queue: 2,
             heavy_per_client: 2,
             network_jobs: 1,
+            ..Limits::default()
         },
         ..ServeConfig::default()
     })
@@ -772,7 +773,61 @@ fn hostile_command_lines_exit_2_without_a_panic() {
             ],
             "--client-header",
         ),
+        (
+            vec!["serve", "--no-networks", "--solver-memory-mb", "0"],
+            "--solver-memory-mb",
+        ),
+        (
+            vec!["serve", "--no-networks", "--solver-memory-mb", "1e30"],
+            "--solver-memory-mb",
+        ),
     ];
+    // Config numbers: each refused naming its key, before the run writes anything (its folders
+    // are pointed away from checkpoints/ all the same).
+    let runs = std::env::temp_dir().join(format!("kalaha-hostile-runs-{}", std::process::id()));
+    let dirs = [
+        format!("run.checkpoint_dir={}", runs.display()),
+        format!("run.experiment_dir={}", runs.display()),
+    ];
+    let train = |set: &'static str| -> Vec<String> {
+        let mut v: Vec<String> = ["train", "--config", "configs/smoke.toml"]
+            .map(String::from)
+            .into();
+        for s in dirs.iter().map(String::as_str).chain([set]) {
+            v.push("--set".into());
+            v.push(s.into());
+        }
+        v
+    };
+    let config_cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            train("selfplay.label_time_limit=1e30"),
+            "selfplay.label_time_limit",
+        ),
+        (
+            train("selfplay.label_time_limit=inf"),
+            "selfplay.label_time_limit",
+        ),
+        (
+            train("selfplay.label_time_limit=-1"),
+            "selfplay.label_time_limit",
+        ),
+        (
+            train("eval.solver_time_limit=1e30"),
+            "eval.solver_time_limit",
+        ),
+        (
+            train("eval.solver_time_limit=nan"),
+            "eval.solver_time_limit",
+        ),
+        (train("selfplay.no_such_key=1"), "no_such_key"),
+        (train("run.iterations=1e30"), "run.iterations"),
+    ];
+    let config_cases: Vec<(Vec<&str>, &str)> = config_cases
+        .iter()
+        .map(|(a, n)| (a.iter().map(String::as_str).collect(), *n))
+        .collect();
+    let cases: Vec<(Vec<&str>, &str)> = cases.into_iter().chain(config_cases).collect();
     assert!(cases.len() >= 20);
     for (args, names) in &cases {
         let out = kalaha(args);
@@ -784,4 +839,5 @@ fn hostile_command_lines_exit_2_without_a_panic() {
             "{args:?}: the error does not name {names}: {stderr}"
         );
     }
+    assert!(!runs.exists(), "a refused config wrote {}", runs.display());
 }

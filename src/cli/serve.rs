@@ -40,6 +40,10 @@ pub struct ServeArgs {
     /// Heavy jobs of one client waiting or running, 1 to 10,000 (past it: 429 with Retry-After).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     heavy_per_client: u32,
+    /// The solvers' memory in MiB, 96 to 1,048,576: one solver a rule set in play, 96 MiB each
+    /// (past it a new rule set replaces a solver no job is using, or is refused with 503).
+    #[arg(long, default_value_t = crate::serve::solvers::DEFAULT_BUDGET_MB as u32, value_parser = clap::value_parser!(u32).range(crate::serve::solvers::SOLVER_MEMORY_MB as i64..=1_048_576))]
+    solver_memory_mb: u32,
     /// Minutes without a request after which a game is dropped, 1 to 527,040 (a year).
     #[arg(long, default_value_t = 360, value_parser = clap::value_parser!(u64).range(1..=527_040))]
     idle_minutes: u64,
@@ -63,6 +67,7 @@ pub fn run_args(a: ServeArgs) -> anyhow::Result<()> {
         limits: Limits {
             heavy_queue: a.heavy_queue as usize,
             heavy_per_client: a.heavy_per_client as usize,
+            solver_memory_mb: a.solver_memory_mb as usize,
             ..Limits::default()
         },
         ..ServeConfig::default()

@@ -145,6 +145,7 @@ pub async fn info(State(app): AppState) -> Reply {
         },
         "games": app.store.len(),
         "jobs": app.jobs.json(),
+        "solvers": app.engines.solvers.json(),
         "network_evaluations": app.engines.evaluations_json(),
     })))
 }
@@ -225,7 +226,7 @@ async fn locked(app: &App, id: &str) -> Result<tokio::sync::OwnedMutexGuard<Game
 /// returned) if the game is deleted or dropped meanwhile. A client that goes away does not cancel
 /// it: the move is played and shown at the next request.
 async fn bot_turn(
-    app: &App,
+    app: &Arc<App>,
     client: std::net::IpAddr,
     id: &str,
     mut g: tokio::sync::OwnedMutexGuard<GameState>,
@@ -237,12 +238,18 @@ async fn bot_turn(
         follows_request: false,
         client,
     };
+    let engines = Arc::clone(app);
     app.jobs
         .run(job, move |cancel| {
-            g.play_bot(cancel);
-            g
+            // Level perfect takes its rules' solver for this turn only.
+            let solver = match g.needs_solver() {
+                true => Some(engines.engines.solver(g.rules())?),
+                false => None,
+            };
+            g.play_bot(cancel, solver.as_deref());
+            Ok(g)
         })
-        .await
+        .await?
 }
 
 /// `GET /api/games/{id}`: the game's state.
@@ -492,51 +499,59 @@ pub async fn hint(
 }
 
 /// `GET /api/games/{id}/review`: every move judged by the solver (best moves, seeds lost).
-/// Cancelled if the game is deleted or changes meanwhile (a review of moves no longer played is
-/// never returned).
+/// Each position is judged once a game: a review after more moves judges only the new ones
+/// (`reused`: the moves judged by an earlier review). Cancelled if the game is deleted or
+/// changes meanwhile, or its client leaves (a review of moves no longer played is never
+/// returned).
 pub async fn review(
     State(app): AppState,
     Extension(Client(client)): Who,
     Path(id): Path<String>,
 ) -> Reply {
-    let (history, rules, generation, watch) = {
+    let (history, rules, generation, watch, known) = {
         let g = locked(&app, &id).await?;
         (
             g.game.history().to_vec(),
             *g.rules(),
             g.generation(),
             g.watch(&id, true),
+            g.reviewed(),
         )
     };
     if history.is_empty() {
         return Err(ApiError::conflict("no move has been played yet"));
     }
-    let a = Arc::clone(&app);
+    let reused = known.len();
     let limit = app.engines.limits.review;
-    let job = Job {
-        kind: "review",
-        place: Place::Heavy,
-        game: Some(watch),
-        follows_request: true,
-        client,
+    // Only the positions no earlier review of this game judged.
+    let todo: Vec<Position> = history[reused..].iter().map(|p| p.before).collect();
+    let fresh = if todo.is_empty() {
+        Vec::new()
+    } else {
+        let a = Arc::clone(&app);
+        let job = Job {
+            kind: "review",
+            place: Place::Heavy,
+            game: Some(watch),
+            follows_request: true,
+            client,
+        };
+        app.jobs
+            .run(job, move |cancel| -> Result<Vec<Analysis>, ApiError> {
+                Ok(a.engines
+                    .solver(&rules)?
+                    .judge_cancellable(&todo, Some(limit), &cancel.flags()))
+            })
+            .await??
     };
-    let judged = app
-        .jobs
-        .run(job, move |cancel| -> Result<Vec<Analysis>, ApiError> {
-            let positions: Vec<Position> = history.iter().map(|p| p.before).collect();
-            Ok(a.engines.solver(&rules)?.judge_cancellable(
-                &positions,
-                Some(limit),
-                &cancel.flags(),
-            ))
-        })
-        .await??;
-    let g = locked(&app, &id).await?;
+    let mut g = locked(&app, &id).await?;
     if g.generation() != generation {
         return Err(ApiError::conflict(format!(
             "game '{id}' changed while its review ran: ask again"
         )));
     }
+    let judged: Vec<Analysis> = known.into_iter().chain(fresh).collect();
+    g.keep_review(&judged);
     let history = g.game.history();
     let items: Vec<_> = judged
         .iter()
@@ -562,6 +577,7 @@ pub async fn review(
         "proven": items.iter().filter(|j| j.loss.is_some()).count(),
         "seeds_lost": {"s": lost("s"), "n": lost("n")},
         "seconds_per_move": limit.as_secs_f64(),
+        "reused": reused,
     })))
 }
 

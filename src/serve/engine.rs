@@ -1,29 +1,20 @@
 //! What the server loads once and shares between games: the network each preset's `hard` level
 //! plays (read at start: no request reads a file; its games' evaluations batched on threads of
-//! its own), one solver per rule set (built in memory on first use, with an endgame database
-//! small enough to build in a moment), and the time limits of the work done for a request (the
-//! queues that bound how many jobs run at once are in [`super::jobs`]).
+//! its own), the solvers (one per rule set, built in memory on first use, within a memory
+//! budget: [`super::solvers`]), and the time limits of the work done for a request (the queues
+//! that bound how many jobs run at once are in [`super::jobs`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::ApiError;
 use super::game::{GameState, Opponent};
+use super::solvers::Solvers;
 use crate::bots::{BotContext, BotSpec, Player};
 use crate::play::Level;
 use crate::rules::{Game, Preset, Rules, RulesSpec, Side};
-use crate::solver::{DbSize, Solver, SolverConfig};
-
-/// Memory of each rule set's solver (table and database), in MiB.
-const SOLVER_MEMORY_MB: usize = 96;
-
-/// Most rule sets with a solver at once; past it the least recently made is dropped (games
-/// holding it keep it).
-const MAX_SOLVERS: usize = 24;
-
-/// Boards of the largest endgame database a solver builds in memory (about a second).
-const DB_BOARDS: u128 = 1 << 22;
+use crate::solver::Solver;
 
 /// Time limits of the work done for a request.
 #[derive(Clone, Debug)]
@@ -45,6 +36,10 @@ pub struct Limits {
     /// Moves of batched networks (level hard) running at once: each waits for its share of one
     /// forward pass a simulation, so many run on few cores (below tokio's 512 blocking threads).
     pub network_jobs: usize,
+    /// The solvers' memory, in MiB: one solver a rule set of
+    /// [`SOLVER_MEMORY_MB`](super::solvers::SOLVER_MEMORY_MB) each; past it a new rule set
+    /// replaces a solver no job uses, or is refused with 503.
+    pub solver_memory_mb: usize,
 }
 
 impl Default for Limits {
@@ -58,6 +53,7 @@ impl Default for Limits {
             heavy_queue: 64,
             heavy_per_client: 4,
             network_jobs: 256,
+            solver_memory_mb: super::solvers::DEFAULT_BUDGET_MB,
         }
     }
 }
@@ -65,7 +61,8 @@ impl Default for Limits {
 /// Networks, solvers and time limits.
 pub struct Engines {
     hard: HashMap<RulesSpec, Player>,
-    solvers: Mutex<Vec<(RulesSpec, Arc<Solver>)>>,
+    /// The solvers, one per rule set, within the memory budget.
+    pub solvers: Solvers,
     /// Time limits.
     pub limits: Limits,
 }
@@ -119,7 +116,7 @@ impl Engines {
         let _ = preload;
         Engines {
             hard,
-            solvers: Mutex::new(Vec::new()),
+            solvers: Solvers::new(limits.solver_memory_mb),
             limits,
         }
     }
@@ -161,42 +158,10 @@ impl Engines {
         }
     }
 
-    /// The solver of `rules`, built in memory on first use (no file is read or written).
-    /// Blocking.
+    /// The solver of `rules` (shared, built in memory on first use; no file is read or written),
+    /// for as long as the caller holds it; 503 past the memory budget. Blocking.
     pub fn solver(&self, rules: &Rules) -> Result<Arc<Solver>, ApiError> {
-        let spec = rules.spec();
-        let mut solvers = self
-            .solvers
-            .lock()
-            .map_err(|_| ApiError::internal("the solver list is poisoned"))?;
-        if let Some(i) = solvers.iter().position(|(s, _)| *s == spec) {
-            let entry = solvers.remove(i);
-            let s = Arc::clone(&entry.1);
-            solvers.push(entry);
-            return Ok(s);
-        }
-        let seeds = (1..=rules.total_seeds().min(30))
-            .take_while(|&s| crate::solver::endgame::entries(rules.pits(), s) <= DB_BOARDS)
-            .last()
-            .unwrap_or(0);
-        let cfg = SolverConfig {
-            memory_mb: SOLVER_MEMORY_MB,
-            db: if seeds == 0 {
-                DbSize::Off
-            } else {
-                DbSize::Seeds(seeds)
-            },
-            cache_dir: None,
-            ..SolverConfig::default()
-        };
-        let s = Arc::new(
-            Solver::new(rules, &cfg).map_err(|e| ApiError::internal(format!("solver: {e}")))?,
-        );
-        if solvers.len() >= MAX_SOLVERS {
-            solvers.remove(0);
-        }
-        solvers.push((spec, Arc::clone(&s)));
-        Ok(s)
+        self.solvers.get(rules)
     }
 
     /// A new game: `game` (the start, or a loaded record), the person in `human`'s seat against
@@ -215,7 +180,12 @@ impl Engines {
             Opponent::None
         } else {
             match level {
-                Level::Perfect => Opponent::Solver(self.solver(&rules)?, self.limits.perfect_move),
+                Level::Perfect => {
+                    // Built now, so that a rule set past the budget is refused at once (503);
+                    // the game holds no solver between its moves.
+                    drop(self.solver(&rules)?);
+                    Opponent::Solver(self.limits.perfect_move)
+                }
                 Level::Hard => match self.network(&rules) {
                     Some(p) if p.is_batched() => Opponent::Network(p.build()),
                     Some(p) => Opponent::Bot(p.build()),

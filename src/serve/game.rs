@@ -29,8 +29,10 @@ pub enum Opponent {
     Bot(Box<dyn Bot>),
     /// A network player whose evaluations ride the batch its games share (level hard).
     Network(Box<dyn Bot>),
-    /// Level perfect: the solver, stopped after a time limit with the best move proven so far.
-    Solver(Arc<Solver>, Duration),
+    /// Level perfect: the solver of the game's rules (shared, taken from the server's pool for
+    /// each turn: the game holds none between its moves), stopped after this time limit with
+    /// the best move proven so far.
+    Solver(Duration),
 }
 
 /// One game and who plays it.
@@ -52,6 +54,10 @@ pub struct GameState {
     moved: Arc<AtomicBool>,
     /// Changes made to the game so far (moves, undos, redos).
     generation: u64,
+    /// The review's analyses so far, one a position before a move, in the order played: a
+    /// review after more moves (or after an undo) reuses those of the positions still in the
+    /// game and works out only the rest.
+    reviewed: Vec<(Position, crate::solver::Analysis)>,
 }
 
 /// A level by its name in the API.
@@ -195,6 +201,7 @@ impl GameState {
             abandoned: flag(),
             moved: flag(),
             generation: 0,
+            reviewed: Vec::new(),
         }
     }
 
@@ -308,8 +315,10 @@ impl GameState {
     /// Plays the bot's moves while it is to move (its extra turns included); the number played.
     /// Stops as soon as `cancel` is set: a move found after that is not played (the level
     /// perfect's proof stops within milliseconds; a network's or a search bot's move ends within
-    /// its own budget, and is then dropped). Blocking: call off the async path.
-    pub fn play_bot(&mut self, cancel: &Cancel) -> usize {
+    /// its own budget, and is then dropped). Level perfect's moves need `solver` (the solver of
+    /// the game's rules, see [`GameState::needs_solver`]); without it none is played. Blocking:
+    /// call off the async path.
+    pub fn play_bot(&mut self, cancel: &Cancel, solver: Option<&Solver>) -> usize {
         let flags = cancel.flags();
         let mut n = 0;
         while self.bot_to_move() && n < MAX_BOT_PLIES && !cancel.is_set() {
@@ -317,9 +326,10 @@ impl GameState {
             let mv = match &mut self.opponent {
                 Opponent::None => break,
                 Opponent::Bot(bot) | Opponent::Network(bot) => bot.choose(&pos, &mut self.rng),
-                Opponent::Solver(solver, limit) => {
-                    perfect_move(solver, &pos, *limit, &mut self.rng, &flags)
-                }
+                Opponent::Solver(limit) => match solver {
+                    Some(solver) => perfect_move(solver, &pos, *limit, &mut self.rng, &flags),
+                    None => break,
+                },
             };
             if cancel.is_set() || self.game.play(mv).is_err() {
                 break;
@@ -328,6 +338,35 @@ impl GameState {
             n += 1;
         }
         n
+    }
+
+    /// The review's analyses kept from earlier reviews of the positions before the moves
+    /// played now (the longest such run from the start).
+    pub fn reviewed(&self) -> Vec<crate::solver::Analysis> {
+        self.game
+            .history()
+            .iter()
+            .zip(&self.reviewed)
+            .take_while(|(p, (before, _))| p.before == *before)
+            .map(|(_, (_, a))| a.clone())
+            .collect()
+    }
+
+    /// Keeps `analyses`, those of the positions before the moves played now (from the first),
+    /// for the next review.
+    pub fn keep_review(&mut self, analyses: &[crate::solver::Analysis]) {
+        self.reviewed = self
+            .game
+            .history()
+            .iter()
+            .zip(analyses)
+            .map(|(p, a)| (p.before, a.clone()))
+            .collect();
+    }
+
+    /// Whether the bot's moves need the solver of the game's rules (level perfect).
+    pub fn needs_solver(&self) -> bool {
+        matches!(self.opponent, Opponent::Solver(_))
     }
 
     /// The queue the bot's move waits in: the network queue for a batched network, the heavy

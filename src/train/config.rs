@@ -275,6 +275,16 @@ pub struct EvalConfig {
     pub heldout_positions: usize,
 }
 
+/// A time limit in seconds from the config's `key`: 0 for none, else a duration; anything
+/// outside the one range of time limits ([`crate::solver::seconds`]: 0 to 366 days) is an error
+/// naming the key.
+fn time_limit(seconds: f64, key: &str) -> anyhow::Result<Option<std::time::Duration>> {
+    match crate::solver::seconds::seconds(seconds) {
+        Ok(d) => Ok((!d.is_zero()).then_some(d)),
+        Err(e) => bail!("{key} {e} (0: no limit)"),
+    }
+}
+
 /// `Ok` if `ok`, else an error naming `key` and saying `why`.
 fn check(ok: bool, key: &str, why: &str) -> anyhow::Result<()> {
     if ok { Ok(()) } else { bail!("{key} {why}") }
@@ -365,19 +375,23 @@ impl TrainConfig {
             "eval.heldout_positions",
             "needs selfplay.endgame_db_seeds (the sets are labelled by the endgame database)",
         )?;
-        let t = self.eval.solver_time_limit;
-        check(
-            t >= 0.0 && t.is_finite() && t <= 86_400.0,
-            "eval.solver_time_limit",
-            "must be 0 (no limit) to 86400 seconds",
-        )?;
+        time_limit(self.eval.solver_time_limit, "eval.solver_time_limit")?;
         Ok(())
     }
 
     /// The solver's time limit per judged position (`eval.solver_time_limit`), if any.
     pub fn judge_time_limit(&self) -> Option<std::time::Duration> {
-        let t = self.eval.solver_time_limit;
-        (t > 0.0).then(|| std::time::Duration::from_secs_f64(t))
+        time_limit(self.eval.solver_time_limit, "eval.solver_time_limit")
+            .ok()
+            .flatten()
+    }
+
+    /// The solver's time limit per labelled position outside the database
+    /// (`selfplay.label_time_limit`), if any.
+    pub fn label_time_limit(&self) -> Option<std::time::Duration> {
+        time_limit(self.selfplay.label_time_limit, "selfplay.label_time_limit")
+            .ok()
+            .flatten()
     }
 
     /// The `[run]` keys.
@@ -537,11 +551,7 @@ impl TrainConfig {
             "selfplay.exact_temperature",
             "must be 0 (uniform over the optimal moves) to 100",
         )?;
-        check(
-            p.label_time_limit >= 0.0 && p.label_time_limit.is_finite(),
-            "selfplay.label_time_limit",
-            "must be 0 or more seconds",
-        )?;
+        time_limit(p.label_time_limit, "selfplay.label_time_limit")?;
         check(
             p.targets != super::selfplay::Targets::Truncated || s.margin_weight == 1.0,
             "selfplay.targets",

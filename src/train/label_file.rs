@@ -18,8 +18,10 @@ use super::selfplay::Replay;
 use crate::rules::{Move, Position, Rules};
 use crate::solver::ExactMoves;
 
-/// One line of a labels file.
+/// One line of a labels file (any other key is refused, naming it and the line).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // The writer's notes, read so that only known keys pass.
 struct Line {
     /// The position's index in its drawing stream (the hold-out split is by it).
     i: u64,
@@ -29,6 +31,18 @@ struct Line {
     value: i32,
     /// Pit number (1-based, the mover's) → final margin for the mover if it is played.
     moves: std::collections::BTreeMap<String, i32>,
+    /// Where the position was drawn (the writer's note).
+    #[serde(default)]
+    source: Option<String>,
+    /// The ply it was drawn at (the writer's note).
+    #[serde(default)]
+    ply: Option<u32>,
+    /// Seeds on the board (the writer's note).
+    #[serde(default)]
+    board_seeds: Option<u32>,
+    /// Seconds the solver took (the writer's note).
+    #[serde(default)]
+    seconds: Option<f64>,
 }
 
 /// The labelled positions of a file, split into those trained on and those held out.
@@ -193,6 +207,30 @@ mod tests {
         let path = dir.join("labels.jsonl");
         std::fs::write(&path, out).unwrap();
         (rules, path)
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_naming_it_and_the_line() {
+        let dir = std::env::temp_dir().join(format!("kalaha-label-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (rules, path) = write(&dir, 2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The writer's notes pass.
+        let noted = text.replacen(
+            "{\"i\"",
+            "{\"source\": \"minimax\", \"ply\": 3, \"board_seeds\": 20, \"seconds\": 0.5, \"i\"",
+            1,
+        );
+        std::fs::write(&path, noted).unwrap();
+        LabelFile::load(&path, &rules, 0, &HashSet::new()).unwrap();
+        let typo = text.replacen("\"value\"", "\"valeu\": 0, \"value\"", 2);
+        std::fs::write(&path, typo).unwrap();
+        let e = format!(
+            "{:#}",
+            LabelFile::load(&path, &rules, 0, &HashSet::new()).unwrap_err()
+        );
+        assert!(e.contains("valeu") && e.contains("line 1"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -308,11 +308,12 @@ pub(super) fn data_sources(
     if !exact && p.exact_share == 0.0 && p.label_file.is_none() {
         return Ok((Some(oracle), None));
     }
-    let solver = if exact && p.label_time_limit > 0.0 {
-        let s = crate::solver::Solver::new(rules, &crate::solver::SolverConfig::default())?;
-        Some((s, std::time::Duration::from_secs_f64(p.label_time_limit)))
-    } else {
-        None
+    let solver = match cfg.label_time_limit() {
+        Some(limit) if exact => {
+            let s = crate::solver::Solver::new(rules, &crate::solver::SolverConfig::default())?;
+            Some((s, limit))
+        }
+        _ => None,
     };
     let labeller = labelled::Labeller::new(
         rules,

@@ -73,7 +73,11 @@ pub fn cached_settings(rules: &Rules, cache_dir: &Path) -> Option<(usize, Option
             (parts.next()? == JUDGE_SEED.to_string()).then_some(())?;
             let limit = match parts.next() {
                 None => None,
-                Some(t) => Some(Duration::from_secs_f64(t.strip_prefix('t')?.parse().ok()?)),
+                // A limit outside the one range of time limits (`-t1e30`) is no name this
+                // program writes: that file is passed over, as any other name it cannot read.
+                Some(t) => {
+                    Some(crate::solver::seconds::seconds(t.strip_prefix('t')?.parse().ok()?).ok()?)
+                }
             };
             Some((n, limit))
         })
@@ -223,6 +227,34 @@ impl JudgeSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cache_name_with_a_time_limit_out_of_range_is_passed_over() {
+        // `-t1e30` panicked in `Duration::from_secs_f64` (issue 54); such a name is no file this
+        // program writes, and is passed over like any other name it cannot read.
+        let rules = Rules::kalah64();
+        let dir = std::env::temp_dir().join(format!("kalaha-judge-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prefix = cache_prefix(&rules);
+        for t in ["1e30", "inf", "NaN", "-1", "1e400"] {
+            std::fs::write(
+                dir.join(format!("{prefix}-9000-{JUDGE_SEED}-t{t}.json")),
+                "{}",
+            )
+            .unwrap();
+        }
+        assert_eq!(cached_settings(&rules, &dir), None);
+        std::fs::write(
+            dir.join(format!("{prefix}-300-{JUDGE_SEED}-t2.5.json")),
+            "{}",
+        )
+        .unwrap();
+        assert_eq!(
+            cached_settings(&rules, &dir),
+            Some((300, Some(Duration::from_millis(2500))))
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn cached_pie_openings_load_in_the_opening_turn() {
