@@ -235,7 +235,15 @@ fn bench_rules_prints_steps_per_sec() {
         "0.05",
         "--json",
     ]);
-    assert!(v["steps_per_sec"].as_f64().unwrap() > 0.0);
+    // What is counted, not how fast: the rate is the one run's, and a random Kalah(6,4) game is
+    // some tens of moves (a rate of games counted as steps, or steps as games, fails here).
+    let steps = v["steps_per_sec"].as_f64().unwrap();
+    assert_eq!(v["runs"][0].as_f64(), Some(steps), "{v}");
+    let per_game = steps / v["games_per_sec"].as_f64().unwrap();
+    assert!(
+        (15.0..=120.0).contains(&per_game),
+        "{per_game} moves a game: {v}"
+    );
 }
 
 #[test]
@@ -254,8 +262,24 @@ fn bench_endgame_counts_every_board_and_refuses_a_database_that_does_not_fit() {
     ]);
     assert_eq!(v["entries"].as_u64(), Some(3003));
     assert_eq!(v["db_seeds"].as_u64(), Some(8));
-    assert_eq!(v["runs"].as_array().map(|r| r.len()), Some(2));
-    assert!(v["boards_per_sec"].as_f64().unwrap() > 0.0);
+    let runs: Vec<f64> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_f64().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2);
+    // The rate is every board over the median run's seconds (the two runs' mean).
+    let seconds = v["seconds"].as_f64().unwrap();
+    assert!(
+        (seconds - (runs[0] + runs[1]) / 2.0).abs() <= 1e-9 * seconds.max(1.0),
+        "{v}"
+    );
+    let boards = v["boards_per_sec"].as_f64().unwrap() * seconds;
+    assert!(
+        (boards - 3003.0).abs() < 0.01,
+        "{boards} boards counted: {v}"
+    );
     refused(
         &["bench", "endgame", "--db-seeds", "40"],
         "a database of 40 seeds for 6 pits a side needs 196819 MiB",
@@ -281,9 +305,21 @@ fn bench_train_reports_the_trainers_rates_and_bench_compare_the_devices_agreemen
         "0",
         "--json",
     ]);
-    assert!(v["samples_per_sec"].as_f64().unwrap() > 0.0);
-    assert!(v["positions_per_sec"].as_f64().unwrap() > 0.0);
     assert_eq!(v["runs"].as_array().map(|r| r.len()), Some(1));
+    // What is counted: each rate is over its own part of the iteration, so over the whole
+    // iteration's seconds it gives at least the iteration's positions and samples; every
+    // position took at least one evaluation.
+    let f = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k}: {v}"));
+    let secs = f("seconds_per_iteration");
+    assert!(
+        f("positions_per_sec") * secs >= 0.99 * f("positions_per_iteration"),
+        "{v}"
+    );
+    assert!(
+        f("samples_per_sec") * secs >= 0.99 * f("batch_size") * f("steps_per_iteration"),
+        "{v}"
+    );
+    assert!(f("evals_per_sec") >= f("positions_per_sec"), "{v}");
     assert_eq!(v["device"], "cpu");
     let train = ["bench", "train", "--config", cfg];
     refused(
@@ -305,6 +341,42 @@ fn bench_train_reports_the_trainers_rates_and_bench_compare_the_devices_agreemen
     ]);
     assert_eq!(c["within_tolerance"], true);
     assert_eq!(c["losses"][0].as_array().map(|l| l.len()), Some(2));
+    // The CPU against itself agrees whatever the check does; a device that computes 1% off
+    // must be caught (exit 2, the differences printed).
+    let out = kalaha(&[
+        "bench",
+        "compare",
+        "--device",
+        "cpu",
+        "--hidden",
+        "16",
+        "--layers",
+        "1",
+        "--batch",
+        "32",
+        "--steps",
+        "2",
+        "--perturb",
+        "0.01",
+        "--json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a perturbed device passed: {err}"
+    );
+    assert!(err.contains("differ beyond the tolerances"), "{err}");
+    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(p["within_tolerance"], false, "{p}");
+    assert!(
+        p["weight_difference"].as_f64().unwrap() > p["tolerances"][1].as_f64().unwrap(),
+        "{p}"
+    );
+    refused(
+        &["bench", "compare", "--device", "cpu", "--perturb", "5"],
+        "perturbation",
+    );
 }
 
 #[test]

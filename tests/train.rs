@@ -655,3 +655,48 @@ fn a_labels_file_feeds_a_run_of_exact_labels_alone() {
     assert_eq!(run("1.0"), 1024 + 1024);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A short CPU run on exact labels (the endgame database's positions, targets that do not move
+/// as the network learns) keeps every loss finite and lowers them: the value and policy losses
+/// of its last iterations are below those of its first.
+#[test]
+fn a_short_cpu_run_keeps_its_losses_finite_and_lowers_them() {
+    let dir = scratch("losses");
+    let cfg = config();
+    ok(&kalaha(
+        &dir,
+        &[
+            "train",
+            "--config",
+            &cfg,
+            "--set",
+            "run.iterations=6",
+            "--set",
+            "run.name=\"losses\"",
+            "--set",
+            "selfplay.labels=\"exact\"",
+        ],
+    ));
+    let files = event_files(&dir.join("checkpoints/runs/losses"));
+    assert_eq!(files.len(), 1);
+    let scalars = read_scalars(&files[0]).unwrap();
+    for tag in ["loss/policy", "loss/value"] {
+        let mut series: Vec<(i64, f32)> = scalars
+            .iter()
+            .filter(|s| s.0 == tag)
+            .map(|s| (s.1, s.2))
+            .collect();
+        series.sort_by_key(|s| s.0);
+        let values: Vec<f32> = series.iter().map(|s| s.1).collect();
+        eprintln!("{tag}: {values:?}");
+        assert_eq!(values.len(), 6, "{tag}: one a step: {series:?}");
+        assert!(values.iter().all(|v| v.is_finite()), "{tag}: {values:?}");
+        let first = values[0];
+        let last = (values[4] + values[5]) / 2.0;
+        assert!(
+            last < 0.95 * first,
+            "{tag} did not fall: {first} at the start, {last} at the end: {values:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -28,6 +28,11 @@ pub struct BenchCompareArgs {
     /// weight by a whole learning rate; the outputs still agree.
     #[arg(long, default_value = "tanh", value_parser = parse_activation)]
     activation: crate::nn::Activation,
+    /// Multiply the second device's starting weights by 1 + X (-1 to 1; 0, the default: none):
+    /// a device that computes a little wrong, which the comparison must report (exit 2). For
+    /// checking the check.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    perturb: f64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -109,6 +114,7 @@ pub(super) fn compare(a: BenchCompareArgs) -> anyhow::Result<()> {
         batch: a.batch,
         steps: a.steps,
         activation: a.activation,
+        perturb: a.perturb,
         ..CompareSpec::default()
     };
     let c = compare_devices("cpu", &a.device, &spec)?;

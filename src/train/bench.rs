@@ -234,6 +234,10 @@ pub struct CompareSpec {
     /// weight (a rarely lit one-hot input's), so weights then differ by the learning rate
     /// without either device computing anything wrong.
     pub activation: crate::nn::Activation,
+    /// A relative error put into the second device's starting weights (each weight times
+    /// `1 + perturb`; 0, the default: none): a device that computes a little wrong, which the
+    /// comparison must catch (`kalaha bench compare --perturb`, the check that the check works).
+    pub perturb: f64,
 }
 
 impl Default for CompareSpec {
@@ -246,6 +250,7 @@ impl Default for CompareSpec {
             lr: 1e-3,
             seed: 7,
             activation: crate::nn::Activation::Tanh,
+            perturb: 0.0,
         }
     }
 }
@@ -295,6 +300,9 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
     if !(spec.lr > 0.0 && spec.lr.is_finite()) {
         bail!("the learning rate must be a positive number");
     }
+    if !(spec.perturb.abs() <= 1.0) {
+        bail!("the perturbation must be from -1 to 1");
+    }
     let (da, db) = (device(a)?, device(b)?);
     let cfg = NetConfig {
         hidden: spec.hidden,
@@ -312,6 +320,10 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
     let w0 = weights(&start);
     // `fork`, not `to_device`: the copy gets a graph of its own (a moved one stays tied to `a`'s).
     let on_b = start.clone().fork(&db.clone().autodiff());
+    let on_b = match spec.perturb {
+        0.0 => on_b,
+        e => on_b.map(&mut Scale(1.0 + e)),
+    };
     let batch = Batch::random(&rules, spec.batch, crate::env::rng::derive(spec.seed, 0));
     let (losses_a, net_a) = train_steps(start, &batch, &train_a, spec);
     let (losses_b, net_b) = train_steps(on_b, &batch, &db.clone().autodiff(), spec);
@@ -353,6 +365,16 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
         tolerances,
         within_tolerance,
     })
+}
+
+/// Multiplies every float weight by a factor.
+struct Scale(f64);
+
+impl burn::module::ModuleMapper for Scale {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let k = self.0;
+        param.map(|w| w.mul_scalar(k))
+    }
 }
 
 /// Every float weight of a module, in order, flattened.
