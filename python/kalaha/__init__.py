@@ -18,8 +18,11 @@ environment, the exact solver and the bots:
 The ecosystem classes are plain Python over these, imported on first use so that ``import
 kalaha`` needs only numpy:
 
-- ``kalaha.KalahVectorEnv`` and ``kalaha.KalahEnv`` (``kalaha.gym``, needs gymnasium);
-- ``kalaha.kalah_v0`` (a PettingZoo AEC environment, needs pettingzoo);
+- ``kalaha.KalahEnv`` (one game against a bot, ``kalaha/Kalah-v0``), ``kalaha.KalahSelfPlayEnv`` and
+  ``kalaha.KalahVectorEnv`` (self-play, one game or many, ``kalaha/KalahSelfPlay-v0``), in
+  ``kalaha.gym`` (needs gymnasium; the ids are registered on ``import kalaha``);
+- ``kalaha.kalah_v0`` (a PettingZoo AEC environment, needs pettingzoo; ``kalaha/kalah-v0`` in
+  PettingZoo's registry);
 - ``kalaha.multiagent.KalahMultiAgent`` (a turn-based dict API for multi-agent trainers such as
   RLlib, no dependency);
 - ``kalaha.torch.TorchNetwork`` (a trained network as a PyTorch module, needs torch).
@@ -42,6 +45,7 @@ from ._kalaha import (
     search,
     solve,
 )
+from ._registration import register_all as _register_all
 from .research import evaluate, judge
 
 __all__ = [
@@ -59,6 +63,7 @@ __all__ = [
     "search",
     "solve",
     "KalahEnv",
+    "KalahSelfPlayEnv",
     "KalahVectorEnv",
     "kalah_v0",
 ]
@@ -66,6 +71,7 @@ __all__ = [
 _LAZY = {
     "KalahEnv": ("kalaha.gym", "KalahEnv"),
     "KalahVectorEnv": ("kalaha.gym", "KalahVectorEnv"),
+    "KalahSelfPlayEnv": ("kalaha.gym", "KalahSelfPlayEnv"),
     "kalah_v0": ("kalaha.kalah_v0", None),
     "gym": ("kalaha.gym", None),
     "multiagent": ("kalaha.multiagent", None),
@@ -79,3 +85,7 @@ def __getattr__(name: str):
         mod = importlib.import_module(module)
         return mod if attr is None else getattr(mod, attr)
     raise AttributeError(f"module 'kalaha' has no attribute {name!r}")
+
+
+# Gymnasium's and PettingZoo's registries, by name (nothing of ours is imported until made).
+_register_all()

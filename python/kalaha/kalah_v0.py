@@ -38,6 +38,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._kalaha import Position, Rules
+from ._util import as_action as _as_action
 from ._util import as_rules as _rules
 
 __all__ = ["env", "raw_env"]
@@ -128,7 +129,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
-        action = int(action)  # type: ignore[arg-type]
+        action = _as_action(action, self.rules.action_count)
         mover = self.agent_selection
         self._pos = self._pos.play_action(action)  # ValueError if illegal; nothing changes
         if action == self.rules.pits:

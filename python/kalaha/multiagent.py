@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._kalaha import Position, Rules
+from ._util import as_action as _as_action
 from ._util import as_rules as _rules
 
 __all__ = ["KalahMultiAgent", "AGENTS"]
@@ -92,7 +93,7 @@ class KalahMultiAgent:
         agent = self.current_agent
         if agent not in action_dict:
             raise ValueError(f"it is {agent}'s move; got actions for {sorted(action_dict)}")
-        action = int(action_dict[agent])
+        action = _as_action(action_dict[agent], self.rules.action_count)
         if self.illegal_action == "lose" and action not in self._pos.legal_actions():
             other = AGENTS[1] if agent == AGENTS[0] else AGENTS[0]
             obs = {a: self.observe(a) for a in AGENTS}

@@ -1,19 +1,21 @@
 //! `Bot` (the library's players by their command-line names) and `solve` (the exact solver).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kalaha::bots::{Bot, BotContext, BotSpec, game_rng};
 use kalaha::env::GameRng;
 use kalaha::rules::{Position, RulesSpec};
-use kalaha::solver::{DbSize, Detail, Solver, SolverConfig};
+use kalaha::solver::{DbSize, Detail, Progress, Solver, SolverConfig};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::position::{move_to_py, position_from};
 use crate::rules::value_error;
+use crate::{args, interrupt};
 
 /// A player from its command-line name: `random`, `greedy`, `minimax:D` (alpha-beta, depth D),
 /// `mcts:N` (UCT with N random-rollout simulations), `solver` (perfect play, random among the
@@ -42,8 +44,17 @@ struct BotState {
 impl PyBot {
     #[new]
     #[pyo3(signature = (spec, seed=None))]
-    fn new(spec: &str, seed: Option<u64>) -> PyResult<PyBot> {
+    fn new(py: Python<'_>, spec: &str, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyBot> {
         let spec: BotSpec = spec.parse().map_err(value_error)?;
+        let seed = args::seed(seed, "seed")?;
+        // A network named by its path is loaded now, so that a bad path is refused here and
+        // not at the first move (`policy:auto` depends on the rules of the positions asked).
+        if let BotSpec::Policy { path, .. } = &spec
+            && path != kalaha::bots::AUTO
+        {
+            py.detach(|| kalaha::nn::model::load(std::path::Path::new(path)))
+                .map_err(|e| PyValueError::new_err(format!("bot '{spec}': {e:#}")))?;
+        }
         let rng = game_rng(seed.unwrap_or_else(rand::random), 0);
         Ok(PyBot {
             state: Mutex::new(BotState {
@@ -169,36 +180,59 @@ fn solver_for(key: SolverKey) -> PyResult<Arc<Solver>> {
 /// each of its legal moves, as final margins (the mover's seeds minus the opponent's) under
 /// perfect play: `(value, {move: value})`, moves as pit numbers and `"swap"`.
 ///
-/// `memory_mb` is the budget of the transposition table and the endgame database together;
-/// `db_seeds` sizes the database (`None`: automatic, cached in `~/.cache/kalaha`; `0`: none).
-/// The solver is kept between calls with the same rules and settings. `time_limit` (seconds)
-/// stops a long solve with `TimeoutError` giving the bounds proven. The GIL is released while
-/// the solver works.
+/// `memory_mb` (16 to 1,048,576) is the budget of the transposition table and the endgame
+/// database together; `db_seeds` sizes the database (`None`: automatic, cached in
+/// `~/.cache/kalaha`; `0`: none; at most 60). The solver is kept between calls with the same
+/// rules and settings. `time_limit` (seconds) stops a long solve with `TimeoutError` giving the
+/// bounds proven. Ctrl-C stops it within a second (`KeyboardInterrupt`); `progress=True` shows
+/// the moves proven so far on stderr, or give a callable `f(done, total, stage)`.
 #[pyfunction]
-#[pyo3(signature = (position, rules=None, *, memory_mb=1024, db_seeds=None, time_limit=None))]
+#[pyo3(signature = (position, rules=None, *, memory_mb=None, db_seeds=None, time_limit=None, progress=None))]
 pub fn solve<'py>(
     py: Python<'py>,
     position: &Bound<'py, PyAny>,
     rules: Option<&Bound<'py, PyAny>>,
-    memory_mb: usize,
-    db_seeds: Option<u32>,
-    time_limit: Option<f64>,
+    memory_mb: Option<&Bound<'py, PyAny>>,
+    db_seeds: Option<&Bound<'py, PyAny>>,
+    time_limit: Option<&Bound<'py, PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(i32, Bound<'py, PyDict>)> {
     let pos = position_from(position, rules)?;
-    let limit = match time_limit {
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(PyValueError::new_err(format!(
-                "time_limit must be a positive number of seconds, got {t}"
-            )));
-        }
-        None => None,
-    };
+    let memory_mb = args::opt_int(memory_mb, "memory_mb", 16usize, 1 << 20)?.unwrap_or(1024);
+    let db_seeds = args::opt_int(db_seeds, "db_seeds", 0u32, 60)?;
+    let time_limit = args::seconds(time_limit, "time_limit", 366.0 * 86_400.0)?;
+    let limit = time_limit.map(Duration::from_secs_f64);
+    let bar = interrupt::callback(py, progress, "solve")?;
     let key = (pos.rules().spec(), memory_mb, db_seeds);
-    let analysis = py.detach(|| {
-        let solver = solver_for(key)?;
-        Ok::<_, PyErr>(solver.analyse_with(&pos, limit, Detail::All, None))
-    })?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let live = Arc::new(Progress::default());
+    let counter = Arc::new(interrupt::Counter::default());
+    let work = {
+        let (cancel, live, counter) =
+            (Arc::clone(&cancel), Arc::clone(&live), Arc::clone(&counter));
+        move || -> PyResult<kalaha::solver::Analysis> {
+            let solver = solver_for(key)?;
+            // The solver posts its bounds to `live`; a watcher turns them into the counter.
+            let done = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    while !done.load(Ordering::Relaxed) {
+                        let moves = live.moves();
+                        let proven = moves.iter().filter(|m| m.lower == m.upper).count();
+                        counter.set("moves proven", proven as u64, moves.len() as u64);
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                });
+                let a =
+                    solver.analyse_cancellable(&pos, limit, Detail::All, Some(&live), &[&cancel]);
+                done.store(true, Ordering::Relaxed);
+                let n = a.moves.len() as u64;
+                counter.set("moves proven", n, n);
+                Ok(a)
+            })
+        }
+    };
+    let analysis = interrupt::run(py, &cancel, bar.as_ref().map(|b| (&counter, b)), work)??;
     if !analysis.complete() {
         return Err(PyTimeoutError::new_err(format!(
             "no exact answer for {pos} within {:.1} s: the value lies in {}..{}",

@@ -244,8 +244,9 @@ impl PyWorker {
     fn generate<'py>(
         &mut self,
         py: Python<'py>,
-        positions: Option<usize>,
+        positions: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let positions = crate::args::opt_int(positions, "positions", 1usize, 100_000_000)?;
         let w = &mut self.worker;
         let stop = AtomicBool::new(false);
         let b = py.detach(|| w.generate(positions, &stop)).map_err(err)?;

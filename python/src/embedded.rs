@@ -40,12 +40,15 @@ fn extract() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// Where `policy:auto` and `Network.load("auto")` look: the library's folders
-/// ([`kalaha::nn::model::checkpoint_roots`]), then the package's own networks.
+/// Where `policy:auto` and `Network.load("auto")` look: the package's own networks first (so
+/// that a `checkpoints/` folder in the working directory, damaged or not, does not shadow
+/// them), then the library's folders ([`kalaha::nn::model::checkpoint_roots`]) for rules the
+/// package ships no network for. A network of other rules is given by its path.
 pub fn checkpoint_roots() -> Vec<PathBuf> {
-    let mut roots = kalaha::nn::model::checkpoint_roots();
+    let mut roots = Vec::new();
     if let Ok(d) = dir() {
         roots.push(d.join("networks"));
     }
+    roots.extend(kalaha::nn::model::checkpoint_roots());
     roots
 }

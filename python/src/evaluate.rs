@@ -16,12 +16,13 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 
 use crate::rules::{rules_from, value_error};
+use crate::{args, interrupt};
 
 /// What the agents of one evaluation share: the first error any of them met, and the flag that
 /// then stops new games.
 struct Shared {
     error: Mutex<Option<PyErr>>,
-    stop: AtomicBool,
+    stop: Arc<AtomicBool>,
 }
 
 /// A Python agent asked one position at a time: `agent(obs [1, 2m + 4], mask [1, m + 1])` gives
@@ -92,29 +93,58 @@ impl Bot for AgentBot {
     }
 }
 
+/// What an evaluation reports as it goes, for the waiting thread's progress callback.
+struct Counted(Arc<interrupt::Counter>);
+
+impl run::Progress for Counted {
+    fn games_planned(&self, planned: usize) {
+        self.0.set("games", 0, planned as u64);
+    }
+    fn game_done(&self) {
+        self.0.add(1);
+    }
+    fn judged(&self, done: usize, total: usize) {
+        self.0.set("judged positions", done as u64, total as u64);
+    }
+}
+
 /// The arena's gauntlet with `agent` as the first player (see `kalaha.evaluate`); the report as
-/// `kalaha eval --json` prints it (JSON text).
+/// `kalaha eval --json` prints it (JSON text). Ctrl-C stops it within a second
+/// (`KeyboardInterrupt`); `progress` is `True` (a bar on stderr), a callable
+/// `f(done, total, stage)` or `None`.
 #[pyfunction]
-#[pyo3(signature = (agent, opponents, *, rules=None, games=20, opening_moves=4, seed=0, judge=true, name="agent", anchor=None, judge_memory=1024, output=None))]
+#[pyo3(signature = (agent, opponents, *, rules=None, games=None, opening_moves=None, seed=None, judge=true, name="agent", anchor=None, judge_memory=None, output=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate(
     py: Python<'_>,
     agent: &Bound<'_, PyAny>,
     opponents: Vec<String>,
     rules: Option<&Bound<'_, PyAny>>,
-    games: u32,
-    opening_moves: u32,
-    seed: u64,
+    games: Option<&Bound<'_, PyAny>>,
+    opening_moves: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
     judge: bool,
     name: &str,
     anchor: Option<String>,
-    judge_memory: usize,
+    judge_memory: Option<&Bound<'_, PyAny>>,
     output: Option<PathBuf>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let rules = rules_from(rules)?;
+    let games = args::opt_int(games, "games", 2u32, 1_000_000)?.unwrap_or(20);
+    if games % 2 != 0 {
+        return Err(value_error(format!(
+            "games must be an even number (each opening is played from both seats), not {games}"
+        )));
+    }
+    let opening_moves = args::opt_int(opening_moves, "opening_moves", 0u32, 1000)?.unwrap_or(4);
+    let seed = args::seed(seed, "seed")?.unwrap_or(0);
+    let judge_memory =
+        args::opt_int(judge_memory, "judge_memory", 16usize, 1 << 20)?.unwrap_or(1024);
+    let bar = interrupt::callback(py, progress, "evaluate")?;
     let shared = Arc::new(Shared {
         error: Mutex::new(None),
-        stop: AtomicBool::new(false),
+        stop: Arc::new(AtomicBool::new(false)),
     });
     let mut specs: Vec<BotSpec> = Vec::new();
     let mut external = Vec::new();
@@ -162,8 +192,12 @@ pub fn evaluate(
         external,
         batch: true,
     };
-    let stop = &shared.stop;
-    let outcome = py.detach(|| run::run(&req, &(), stop));
+    let counter = Arc::new(interrupt::Counter::default());
+    let work = {
+        let (stop, counted) = (Arc::clone(&shared.stop), Counted(Arc::clone(&counter)));
+        move || run::run(&req, &counted, &stop)
+    };
+    let outcome = interrupt::run(py, &shared.stop, bar.as_ref().map(|b| (&counter, b)), work)?;
     if let Some(e) = shared
         .error
         .lock()

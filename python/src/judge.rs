@@ -3,6 +3,8 @@
 //! which `kalaha.judge` in `kalaha/research.py` turns into the report).
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use kalaha::eval::heldout::HeldoutSet;
@@ -89,10 +91,12 @@ impl PyJudgeSet {
     fn load(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
-        positions: Option<usize>,
+        positions: Option<&Bound<'_, PyAny>>,
         build: bool,
-        time_limit: Option<f64>,
+        time_limit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyJudgeSet> {
+        let positions = crate::args::opt_int(positions, "positions", 1usize, 1_000_000)?;
+        let time_limit = crate::args::seconds(time_limit, "time_limit", 86_400.0)?;
         let rules = rules_from(rules)?;
         let (dirs, built) = judge_dirs()?;
         let found = dirs.iter().find_map(|d| {
@@ -103,15 +107,7 @@ impl PyJudgeSet {
         let (dir, n, limit) = match found {
             Some(f) => f,
             None if build => {
-                let limit = match time_limit {
-                    Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-                    Some(t) => {
-                        return Err(value_error(format!(
-                            "time_limit must be a positive number of seconds, got {t}"
-                        )));
-                    }
-                    None => None,
-                };
+                let limit = time_limit.map(Duration::from_secs_f64);
                 std::fs::create_dir_all(&built)
                     .map_err(|e| value_error(format!("cannot create {}: {e}", built.display())))?;
                 (built, positions.unwrap_or(1200), limit)
@@ -125,8 +121,10 @@ impl PyJudgeSet {
                 )));
             }
         };
-        let set = py
-            .detach(|| JudgeSet::load_or_build(&rules, n, JUDGE_SEED, &dir, limit))
+        // Building a set takes minutes: on a thread of its own, so that Ctrl-C is answered.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let work = move || JudgeSet::load_or_build(&rules, n, JUDGE_SEED, &dir, limit);
+        let set = crate::interrupt::run(py, &cancel, None, work)?
             .map_err(|e| value_error(format!("{e:#}")))?;
         Ok(PyJudgeSet {
             positions: set.positions(),
@@ -247,21 +245,20 @@ pub struct PyHeldoutSet {
 impl PyHeldoutSet {
     /// Both held-out sets of `rules` (`train`, then `judge`), loaded or built.
     #[staticmethod]
-    #[pyo3(signature = (rules=None, positions=100_000, db_seeds=18))]
+    #[pyo3(signature = (rules=None, positions=None, db_seeds=None))]
     fn load_all(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
-        positions: usize,
-        db_seeds: u32,
+        positions: Option<&Bound<'_, PyAny>>,
+        db_seeds: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<PyHeldoutSet>> {
+        let positions =
+            crate::args::opt_int(positions, "positions", 100usize, 1_000_000)?.unwrap_or(100_000);
+        let db_seeds = crate::args::opt_int(db_seeds, "db_seeds", 1u32, 30)?.unwrap_or(18);
         let rules = rules_from(rules)?;
-        if !(100..=1_000_000).contains(&positions) || !(1..=30).contains(&db_seeds) {
-            return Err(value_error(format!(
-                "held-out sets take 100 to 1,000,000 positions and a database of 1 to 30 seeds, not {positions} and {db_seeds}"
-            )));
-        }
-        let sets = py
-            .detach(|| HeldoutSet::in_cache(&rules, positions, db_seeds))
+        let cancel = Arc::new(AtomicBool::new(false));
+        let work = move || HeldoutSet::in_cache(&rules, positions, db_seeds);
+        let sets = crate::interrupt::run(py, &cancel, None, work)?
             .map_err(|e| value_error(format!("{e:#}")))?;
         Ok(sets
             .into_iter()

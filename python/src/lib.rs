@@ -19,10 +19,12 @@
 //! | `best_logits` | [`kalaha::search::best_logit`] row by row: the one greedy pick (`kalaha.research.pick`) |
 //! | `Learner`, `SelfPlayWorker` | [`kalaha::train::distributed`]: `kalaha train` split for Ray |
 
+mod args;
 mod bots;
 mod distributed;
 mod embedded;
 mod evaluate;
+mod interrupt;
 mod judge;
 mod network;
 mod position;

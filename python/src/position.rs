@@ -38,6 +38,22 @@ impl PyPosition {
         let rules = rules_from(rules)?;
         let pos = Position::parse(notation, &rules)
             .map_err(|e| PyValueError::new_err(format!("position '{notation}': {e}")))?;
+        // Sowing and capturing keep every seed; only the `discard` leftover rule removes the
+        // seeds left in the pits, and only when the game ends.
+        let held: u32 = [Side::South, Side::North]
+            .iter()
+            .map(|&s| {
+                pos.row(s).iter().map(|&x| u32::from(x)).sum::<u32>() + u32::from(pos.store(s))
+            })
+            .sum();
+        let total = rules.total_seeds();
+        let discarded = rules.leftover == kalaha::rules::Leftover::Discard && held < total;
+        if held != total && !discarded {
+            return Err(PyValueError::new_err(format!(
+                "position '{notation}' holds {held} seeds; a position of {} holds {total}",
+                rules.describe()
+            )));
+        }
         Ok(PyPosition { pos })
     }
 
@@ -141,24 +157,20 @@ impl PyPosition {
     }
 
     /// The position after action `action` (`p - 1` for pit `p`, `m` for `swap`).
-    fn play_action(&self, action: i64) -> PyResult<PyPosition> {
+    fn play_action(&self, action: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
         let m = self.pos.rules().pits();
-        if !(0..=m as i64).contains(&action) {
-            return Err(PyValueError::new_err(format!(
-                "action {action} is out of range (actions are 0 to {m})"
-            )));
-        }
-        self.play(Move::from_action(action as usize, m))
+        let action = crate::args::int(action, "action", 0usize, m)?;
+        self.play(Move::from_action(action, m))
     }
 
     /// The move of an action index: a pit number or `"swap"`.
-    fn action_to_move<'py>(&self, py: Python<'py>, action: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn action_to_move<'py>(
+        &self,
+        py: Python<'py>,
+        action: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let m = self.pos.rules().pits();
-        if action > m {
-            return Err(PyValueError::new_err(format!(
-                "action {action} is out of range (actions are 0 to {m})"
-            )));
-        }
+        let action = crate::args::int(action, "action", 0usize, m)?;
         move_to_py(py, Move::from_action(action, m))
     }
 

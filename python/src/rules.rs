@@ -23,13 +23,19 @@ impl PyRules {
     #[pyo3(signature = (preset=None, pits=None, seeds=None, capture=None, leftover=None, end=None, pie=None))]
     fn new(
         preset: Option<&str>,
-        pits: Option<u32>,
-        seeds: Option<u32>,
+        pits: Option<&Bound<'_, PyAny>>,
+        seeds: Option<&Bound<'_, PyAny>>,
         capture: Option<&str>,
         leftover: Option<&str>,
         end: Option<&str>,
-        pie: Option<bool>,
+        pie: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRules> {
+        let pits = crate::args::opt_int(pits, "pits", 1u32, u32::from(kalaha::rules::MAX_PITS))?;
+        let seeds = crate::args::opt_int(seeds, "seeds", 1u32, kalaha::rules::MAX_SEEDS)?;
+        let pie = pie
+            .filter(|p| !p.is_none())
+            .map(|p| crate::args::boolean(p, "pie"))
+            .transpose()?;
         let choices = RuleChoices {
             preset,
             pits,
@@ -184,19 +190,19 @@ pub fn rules_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Rules> {
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut preset: Option<String> = None;
-        let (mut pits, mut seeds, mut pie) = (None, None, None);
+        let (mut pits, mut seeds, mut pie) = (None, None, None::<Bound<'_, PyAny>>);
         let (mut capture, mut leftover, mut end): (Option<String>, Option<String>, Option<String>) =
             (None, None, None);
         for (k, v) in d.iter() {
             let key: String = k.extract()?;
             match key.as_str() {
                 "preset" => preset = v.extract()?,
-                "pits" => pits = v.extract()?,
-                "seeds" => seeds = v.extract()?,
+                "pits" => pits = Some(v),
+                "seeds" => seeds = Some(v),
                 "capture" => capture = v.extract()?,
                 "leftover" => leftover = v.extract()?,
                 "end" => end = v.extract()?,
-                "pie" => pie = v.extract()?,
+                "pie" => pie = Some(v),
                 other => {
                     return Err(PyValueError::new_err(format!(
                         "unknown rule option '{other}' (expected preset, pits, seeds, capture, leftover, end or pie)"
@@ -206,12 +212,12 @@ pub fn rules_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Rules> {
         }
         return PyRules::new(
             preset.as_deref(),
-            pits,
-            seeds,
+            pits.as_ref(),
+            seeds.as_ref(),
             capture.as_deref(),
             leftover.as_deref(),
             end.as_deref(),
-            pie,
+            pie.as_ref(),
         )
         .map(|r| r.rules);
     }

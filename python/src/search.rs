@@ -2,6 +2,7 @@
 //! players run) over many roots at once, with a trained `Network` or any Python evaluator.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use kalaha::rules::{Position, RulesSpec};
@@ -183,22 +184,27 @@ fn roots_from(roots: &Bound<'_, PyAny>) -> PyResult<Vec<Position>> {
 /// given). The GIL is released while Rust works. Same seed, same network: the
 /// same results as the library's search.
 #[pyfunction]
-#[pyo3(signature = (roots, evaluator, *, simulations=64, temperature=None, seed=0, considered_actions=None, c_visit=None, c_scale=None, margin_weight=None, endgame_db=None, prove=None))]
+#[pyo3(signature = (roots, evaluator, *, simulations=None, temperature=None, seed=None, considered_actions=None, c_visit=None, c_scale=None, margin_weight=None, endgame_db=None, prove=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn search<'py>(
     py: Python<'py>,
     roots: &Bound<'py, PyAny>,
     evaluator: &Bound<'py, PyAny>,
-    simulations: u32,
+    simulations: Option<&Bound<'py, PyAny>>,
     temperature: Option<&Bound<'py, PyAny>>,
-    seed: u64,
-    considered_actions: Option<u32>,
+    seed: Option<&Bound<'py, PyAny>>,
+    considered_actions: Option<&Bound<'py, PyAny>>,
     c_visit: Option<f32>,
     c_scale: Option<f32>,
     margin_weight: Option<f32>,
     endgame_db: Option<&Bound<'py, PyAny>>,
     prove: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let simulations =
+        crate::args::opt_int(simulations, "simulations", 1u32, 100_000)?.unwrap_or(64);
+    let seed = crate::args::seed(seed, "seed")?.unwrap_or(0);
+    let considered_actions =
+        crate::args::opt_int(considered_actions, "considered_actions", 1u32, 16)?;
     let roots = roots_from(roots)?;
     let Some(first) = roots.first() else {
         return Err(value_error("no roots to search"));
@@ -218,11 +224,6 @@ pub fn search<'py>(
                 rules.describe()
             )
         }));
-    }
-    if !(1..=100_000).contains(&simulations) {
-        return Err(value_error(format!(
-            "simulations must be 1 to 100000, not {simulations}"
-        )));
     }
     let net = evaluator.cast::<PyNetwork>().ok().map(|n| n.get());
     if let Some(n) = net
@@ -303,15 +304,23 @@ pub fn search<'py>(
     let oracle = db_seeds
         .map(|s| py.detach(|| oracle(&rules, s)))
         .transpose()?;
-    let oracle_ref = oracle.as_deref().map(|o| o as &dyn Oracle);
+    let cancel = Arc::new(AtomicBool::new(false));
     let (results, evaluations, error) = match net {
         Some(n) => {
+            // The network's search runs on a thread of its own, so that Ctrl-C is answered.
             let mut ev = n.evaluator();
-            let r =
-                py.detach(|| search_batch_with(&roots, &temps, &cfg, &mut ev, oracle_ref, seed));
-            (r, ev.evaluated, None)
+            let work = move || {
+                let oracle_ref = oracle.as_deref().map(|o| o as &dyn Oracle);
+                let r = search_batch_with(&roots, &temps, &cfg, &mut ev, oracle_ref, seed);
+                (r, ev.evaluated)
+            };
+            let (r, evaluated) = crate::interrupt::run(py, &cancel, None, work)?;
+            (r, evaluated, None)
         }
         None => {
+            // A Python evaluator is called on this thread: Ctrl-C raises in it, and the search
+            // then ends without calling it again.
+            let oracle_ref = oracle.as_deref().map(|o| o as &dyn Oracle);
             let mut ev = PyEvaluator {
                 f: evaluator.clone().unbind(),
                 error: None,

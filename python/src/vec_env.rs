@@ -13,12 +13,16 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
+use crate::args;
 use crate::position::PyPosition;
 use crate::rules::{PyRules, rules_from, value_error};
 
 /// Games at or above which the environment's action check runs on the pool (the library checks
 /// in parallel from `16 * DEFAULT_GRAIN` games on).
 const PARALLEL_CHECK: usize = 16 * DEFAULT_GRAIN;
+
+/// Most games in one environment (2^24: about 1 GB of observations for Kalah(6,4)).
+const MAX_GAMES: usize = 1 << 24;
 
 /// Magic bytes of the earlier pickle format, a step record replayed on unpickling.
 const REPLAY_MAGIC: &[u8; 4] = b"KVE1";
@@ -74,20 +78,19 @@ impl PyVecEnv {
     /// `games` games of `rules` (a preset name, a `kalaha.Rules`, a dict of options, or `None`
     /// for Kalah(6,4)), reset with `seed`, stepped on `threads` threads.
     #[new]
-    #[pyo3(signature = (games, rules=None, seed=0, threads=None))]
+    #[pyo3(signature = (games, rules=None, seed=None, threads=None))]
     fn new(
         py: Python<'_>,
-        games: usize,
+        games: &Bound<'_, PyAny>,
         rules: Option<&Bound<'_, PyAny>>,
-        seed: u64,
-        threads: Option<usize>,
+        seed: Option<&Bound<'_, PyAny>>,
+        threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyVecEnv> {
+        let games = args::int(games, "games", 1usize, MAX_GAMES)?;
+        let seed = args::seed(seed, "seed")?.unwrap_or(0);
         let rules = rules_from(rules)?;
-        let threads = match threads {
-            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
-            Some(t) => t,
-            None => default_threads(),
-        };
+        let threads =
+            args::opt_int(threads, "threads", 1usize, 1024)?.unwrap_or_else(default_threads);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("kalaha-env-{i}"))
@@ -162,16 +165,52 @@ impl PyVecEnv {
     /// draws a seed from the operating system (read it back from `seed`). Returns
     /// `(obs, mask, to_play)`.
     #[pyo3(signature = (seed=None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> StartOutputs<'py> {
-        let seed = seed.unwrap_or_else(rand::random);
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<StartOutputs<'py>> {
+        let seed = args::seed(seed, "seed")?.unwrap_or_else(rand::random);
         let (env, pool) = (&mut self.env, &self.pool);
         py.detach(|| pool.install(|| env.reset(seed)));
         self.seed = seed;
-        (
-            self.env.obs().to_pyarray(py),
-            self.env.mask().to_pyarray(py),
-            self.env.to_play().to_pyarray(py),
-        )
+        Ok(self.start_outputs(py))
+    }
+
+    /// Puts the games where `which` (bool `[G]`) is true back at the start, leaving the others
+    /// as they are (each game keeps its random stream), and returns `(obs, mask, to_play)` of
+    /// every game. The last step's rewards and done flags are cleared (read them first). For the
+    /// Gymnasium wrapper's next-step and disabled auto-reset modes.
+    fn reset_games<'py>(
+        &mut self,
+        py: Python<'py>,
+        which: numpy::PyReadonlyArray1<'py, bool>,
+    ) -> PyResult<StartOutputs<'py>> {
+        let which = which.as_array();
+        let n = self.env.games();
+        if which.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "which must be a bool array of {n} entries, not {}",
+                which.len()
+            )));
+        }
+        let start = kalaha::rules::Position::start(self.env.rules());
+        let games: Vec<_> = (0..n)
+            .map(|i| {
+                if which[i] {
+                    (start, false, 0)
+                } else {
+                    (
+                        self.env.position(i),
+                        self.env.swapped(i),
+                        self.env.game_len(i),
+                    )
+                }
+            })
+            .collect();
+        let env = &mut self.env;
+        py.detach(|| env.set_games(&games)).map_err(value_error)?;
+        Ok(self.start_outputs(py))
     }
 
     /// Plays `actions[i]` in game `i` for every game (games that end are reset in the same
@@ -195,8 +234,10 @@ impl PyVecEnv {
     }
 
     /// `steps` steps of `step_random` in one call, returning nothing (read the arrays after).
-    fn step_random_n(&mut self, py: Python<'_>, steps: u64) {
+    fn step_random_n(&mut self, py: Python<'_>, steps: &Bound<'_, PyAny>) -> PyResult<()> {
+        let steps = args::int(steps, "steps", 0u64, u64::MAX)?;
         self.random_steps(py, steps);
+        Ok(())
     }
 
     /// Observations `[G, 2m + 4]` (float32) of the current positions.
@@ -265,13 +306,8 @@ impl PyVecEnv {
     }
 
     /// Game `game`'s current position.
-    fn position(&self, game: usize) -> PyResult<PyPosition> {
-        if game >= self.env.games() {
-            return Err(PyValueError::new_err(format!(
-                "there is no game {game}: the environment has {} games",
-                self.env.games()
-            )));
-        }
+    fn position(&self, game: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
+        let game = args::int(game, "game", 0usize, self.env.games() - 1)?;
         Ok(PyPosition {
             pos: self.env.position(game),
         })
@@ -345,6 +381,15 @@ impl PyVecEnv {
 }
 
 impl PyVecEnv {
+    /// `(obs, mask, to_play)` as they stand, copied out.
+    fn start_outputs<'py>(&self, py: Python<'py>) -> StartOutputs<'py> {
+        (
+            self.env.obs().to_pyarray(py),
+            self.env.mask().to_pyarray(py),
+            self.env.to_play().to_pyarray(py),
+        )
+    }
+
     /// The outputs of the last step, copied out.
     fn outputs<'py>(&self, py: Python<'py>) -> Outputs<'py> {
         (

@@ -1,0 +1,55 @@
+"""Registration of the package's environments with Gymnasium and PettingZoo, by name only (the
+entry points are strings, so nothing heavy is imported until an environment is made).
+
+``import kalaha`` calls ``register_all()``: each registry is filled when its library is
+installed. Gymnasium 1.x has no plugin entry points, so ``gymnasium.make("kalaha/Kalah-v0")``
+works after ``import kalaha`` (or as ``gymnasium.make("kalaha:kalaha/Kalah-v0")``, which imports
+it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+GYM_IDS = {
+    "kalaha/Kalah-v0": {"entry_point": "kalaha.gym:KalahEnv"},
+    "kalaha/KalahSelfPlay-v0": {
+        "entry_point": "kalaha.gym:KalahSelfPlayEnv",
+        "vector_entry_point": "kalaha.gym:KalahVectorEnv",
+    },
+}
+
+PETTINGZOO_IDS = {"kalaha/kalah-v0": "kalaha.kalah_v0:env"}
+
+
+def register_gymnasium() -> bool:
+    """Registers the Gymnasium ids (once); False if Gymnasium is not installed."""
+    if importlib.util.find_spec("gymnasium") is None:
+        return False
+    import gymnasium
+
+    for env_id, points in GYM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, **points)
+    return True
+
+
+def register_pettingzoo() -> bool:
+    """Registers ``kalaha/kalah-v0`` (the AEC game, ``kalaha.kalah_v0.env``) in PettingZoo's
+    registry (``pettingzoo.make("aec", "kalaha/kalah-v0")``) where the installed PettingZoo has
+    one; False otherwise."""
+    if importlib.util.find_spec("pettingzoo") is None:
+        return False
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, register
+    except ImportError:  # PettingZoo without a registry (before 1.26)
+        return False
+    for env_id, entry in PETTINGZOO_IDS.items():
+        if env_id not in aec_registry:
+            register("aec", env_id, entry)
+    return True
+
+
+def register_all() -> None:
+    register_gymnasium()
+    register_pettingzoo()
