@@ -28,9 +28,9 @@ if (( so_bytes > MAX_SO_MB * 1048576 )); then echo "the installed extension is o
 
 echo "== python: stubs against the runtime (mypy.stubtest) and mypy over the package =="
 "$PY" -m mypy.stubtest kalaha._kalaha --allowlist python/stubtest-allowlist.txt
-"$PY" -m mypy --ignore-missing-imports --follow-imports=silent python/kalaha/research.py python/kalaha/_registration.py python/kalaha/_progress.py python/kalaha/_util.py
+"$PY" -m mypy --ignore-missing-imports --follow-imports=silent python/kalaha/research.py python/kalaha/_registration.py python/kalaha/_progress.py python/kalaha/_util.py python/kalaha/gym.py
 
 echo "== python: API reference (pdoc) =="
-"$PY" -m pdoc kalaha kalaha.gym kalaha.kalah_v0 kalaha.research kalaha.torch kalaha.multiagent kalaha.distributed -o "$DOCS" --docformat restructuredtext
+"$PY" -m pdoc kalaha -o "$DOCS" --docformat restructuredtext
 test -s "$DOCS/kalaha.html"
 echo "API reference written to $DOCS"

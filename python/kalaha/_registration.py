@@ -10,13 +10,12 @@ it).
 from __future__ import annotations
 
 import importlib.util
+from typing import Optional
 
-GYM_IDS = {
-    "kalaha/Kalah-v0": {"entry_point": "kalaha.gym:KalahEnv"},
-    "kalaha/KalahSelfPlay-v0": {
-        "entry_point": "kalaha.gym:KalahSelfPlayEnv",
-        "vector_entry_point": "kalaha.gym:KalahVectorEnv",
-    },
+# id: (entry point, vector entry point or None: Gymnasium's SyncVectorEnv of the entry point)
+GYM_IDS: dict[str, tuple[str, Optional[str]]] = {
+    "kalaha/Kalah-v0": ("kalaha.gym:KalahEnv", None),
+    "kalaha/KalahSelfPlay-v0": ("kalaha.gym:KalahSelfPlayEnv", "kalaha.gym:KalahVectorEnv"),
 }
 
 PETTINGZOO_IDS = {"kalaha/kalah-v0": "kalaha.kalah_v0:env"}
@@ -28,9 +27,9 @@ def register_gymnasium() -> bool:
         return False
     import gymnasium
 
-    for env_id, points in GYM_IDS.items():
+    for env_id, (entry, vector_entry) in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, **points)
+            gymnasium.register(id=env_id, entry_point=entry, vector_entry_point=vector_entry)
     return True
 
 

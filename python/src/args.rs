@@ -114,7 +114,7 @@ pub fn boolean(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
     let np_bool = obj
         .get_type()
         .name()
-        .is_ok_and(|n| n.to_string() == "bool" || n.to_string() == "bool_");
+        .is_ok_and(|n| n == "bool" || n == "bool_");
     if np_bool {
         return obj.call_method0("__bool__")?.extract();
     }
