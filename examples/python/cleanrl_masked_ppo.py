@@ -2,6 +2,7 @@
 ``kalaha/Kalah-v0`` through ``gymnasium.make_vec`` (Gymnasium's next-step autoreset).
 
     python examples/python/cleanrl_masked_ppo.py --total-steps 200000 --opponent random
+    python examples/python/cleanrl_masked_ppo.py --minutes 5      # as many steps as 5 minutes allow
 
 Needs ``pip install ./python torch``. Illegal actions get a logit of ``-1e8`` from
 ``info["action_mask"]``; the rest is CleanRL's PPO (GAE, clipped surrogate, value loss, entropy
@@ -75,7 +76,8 @@ def train(args) -> dict:
     steps, updates, curve = 0, 0, []
     started = time.monotonic()
     try:
-        while steps < args.total_steps:
+        deadline = started + 60 * args.minutes if getattr(args, "minutes", None) else float("inf")
+        while steps < args.total_steps and time.monotonic() < deadline:
             for t in range(T):
                 obs_buf[t], mask_buf[t], done_buf[t] = obs, mask, done
                 # Next-step autoreset: after an end, the next step only resets that game.
@@ -134,6 +136,7 @@ def train(args) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--total-steps", type=int, default=200_000)
+    ap.add_argument("--minutes", type=float, default=None, help="stop after this long (and at --total-steps)")
     ap.add_argument("--envs", type=int, default=8)
     ap.add_argument("--rollout", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=4)

@@ -83,3 +83,19 @@ def test_illegal_actions_raise_or_lose():
     env.step(2)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1, "player_1": 0}
+
+
+def test_registered_in_pettingzoos_registry_by_import_kalaha():
+    registration = pytest.importorskip("pettingzoo.env_registry.registration")
+    env = registration.make("aec", "kalaha/kalah-v0", rules="swedish")
+    env.reset(seed=0)
+    assert env.unwrapped.rules == kalaha.Rules("swedish")
+    api_test(env, num_cycles=50)
+
+
+@pytest.mark.parametrize("bad", [2.7, "2", True])
+def test_an_action_that_is_not_an_integer_is_refused_naming_it(bad):
+    env = kalah_v0.raw_env()
+    env.reset()
+    with pytest.raises(ValueError, match="action must be an integer from 0 to 6"):
+        env.step(bad)
