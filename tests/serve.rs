@@ -233,7 +233,10 @@ fn the_review_judges_every_move_and_the_record_reads_back() {
     let after = ok("GET", &format!("/api/games/{id}/review"), None);
     assert_eq!(after["reused"].as_u64(), Some(kept as u64), "{after}");
     assert_eq!(after["moves"].as_array().unwrap().len(), kept);
-    assert_eq!(after["moves"][..], r["moves"].as_array().unwrap()[..kept]);
+    assert_eq!(
+        after["moves"].as_array().unwrap()[..],
+        r["moves"].as_array().unwrap()[..kept]
+    );
     let rec = ok("GET", &format!("/api/games/{id}/record"), None);
     let back = new_game(json!({"record": rec["record"], "practice": true}));
     assert_eq!(back["position"]["notation"], end["position"]["notation"]);
