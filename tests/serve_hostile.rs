@@ -821,7 +821,7 @@ fn hostile_command_lines_exit_2_without_a_panic() {
             "eval.solver_time_limit",
         ),
         (train("selfplay.no_such_key=1"), "no_such_key"),
-        (train("run.iterations=1e30"), "run.iterations"),
+        (train("run.iterations=1e30"), "iterations"),
     ];
     let config_cases: Vec<(Vec<&str>, &str)> = config_cases
         .iter()

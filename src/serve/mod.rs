@@ -54,9 +54,9 @@
 //!   stops within milliseconds of its client leaving, as hints and analyses do.
 //!
 //! **Memory.** What the server holds is bounded by its flags, not by what clients ask:
-//! - the networks of level hard, loaded once at start (about 130 MiB with the shipped ones;
-//!   `--no-networks`: none);
-//! - the solvers, `--solver-memory-mb` in all (1,024 MiB; 96 MiB each, so 10 rule sets at
+//! - the networks of level hard, loaded once at start with their batching threads (about
+//!   500 MiB resident with the shipped ones for the ten presets; `--no-networks`: none);
+//! - the solvers, `--solver-memory-mb` in all (768 MiB; 96 MiB each, so 8 rule sets at
 //!   once). Games, hints, reviews and analyses under one rule set share its solver; no game holds
 //!   one between its moves, so a deleted, evicted or finished game holds nothing. A new rule set
 //!   past the budget replaces the least recently used solver no job is using (it is built again,
@@ -66,10 +66,12 @@
 //! - the games, `--max-games` of a few KiB each (a game of level hard also holds its network
 //!   player's search).
 //!
-//! Measured (`tests/serve_memory.rs`): 60 games at level perfect on 60 rule sets, one perfect
-//! move each, with the shipped networks and the default flags peak under 1.5 GiB resident
-//! (`VmHWM`); without the budget the same run took past 5 GiB. Give the solvers more with
-//! `--solver-memory-mb` where memory allows (about 96 MiB more for each rule set kept warm).
+//! The server's resident memory is then about the networks plus the solvers' budget, under
+//! 1.5 GiB with the default flags. Measured (`tests/serve_memory.rs`, which checks the 1.5 GiB):
+//! 60 games at level perfect on 60 rule sets, one perfect move each, with the shipped networks:
+//! 504 MiB at start, a peak (`VmHWM`) of 1,467 MiB with a budget of 960 MiB; without a budget
+//! the same run peaks past 5 GiB. Give the solvers more with `--solver-memory-mb` where memory
+//! allows (96 MiB more for each rule set kept warm).
 
 pub mod api;
 pub mod client;

@@ -25,8 +25,9 @@ use crate::solver::{DbSize, Solver, SolverConfig};
 /// most it takes once its table is full.
 pub const SOLVER_MEMORY_MB: usize = 96;
 
-/// The solvers' memory budget by default, in MiB (10 rule sets at once).
-pub const DEFAULT_BUDGET_MB: usize = 1024;
+/// The solvers' memory budget by default, in MiB (8 rule sets at once): with the shipped
+/// networks (about 500 MiB resident) the server stays under 1.5 GiB.
+pub const DEFAULT_BUDGET_MB: usize = 768;
 
 /// Boards of the largest endgame database a solver builds in memory (about a second).
 const DB_BOARDS: u128 = 1 << 22;
