@@ -300,7 +300,7 @@ pub fn compare_devices(a: &str, b: &str, spec: &CompareSpec) -> anyhow::Result<D
     if !(spec.lr > 0.0 && spec.lr.is_finite()) {
         bail!("the learning rate must be a positive number");
     }
-    if !(spec.perturb.abs() <= 1.0) {
+    if spec.perturb.is_nan() || spec.perturb.abs() > 1.0 {
         bail!("the perturbation must be from -1 to 1");
     }
     let (da, db) = (device(a)?, device(b)?);
@@ -373,7 +373,8 @@ struct Scale(f64);
 impl burn::module::ModuleMapper for Scale {
     fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
         let k = self.0;
-        param.map(|w| w.mul_scalar(k))
+        // A new leaf of the graph, as the weights it replaces are.
+        param.map(|w| w.mul_scalar(k).detach().require_grad())
     }
 }
 
