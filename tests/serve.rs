@@ -239,8 +239,8 @@ fn the_review_judges_every_move_and_the_record_reads_back() {
     );
     let rec = ok("GET", &format!("/api/games/{id}/record"), None);
     let back = new_game(json!({"record": rec["record"], "practice": true}));
-    assert_eq!(back["position"]["notation"], end["position"]["notation"]);
-    assert_eq!(back["moves"], end["moves"]);
+    assert_eq!(back["position"]["notation"], undone["position"]["notation"]);
+    assert_eq!(back["moves"], undone["moves"]);
 }
 
 #[test]

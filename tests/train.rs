@@ -675,6 +675,13 @@ fn a_short_cpu_run_keeps_its_losses_finite_and_lowers_them() {
             "run.name=\"losses\"",
             "--set",
             "selfplay.labels=\"exact\"",
+            // Enough steps to see it learn: 192 in all, about a second.
+            "--set",
+            "optim.steps_per_iteration=32",
+            "--set",
+            "optim.lr=0.01",
+            "--set",
+            "optim.lr_min=0.001",
         ],
     ));
     let files = event_files(&dir.join("checkpoints/runs/losses"));

@@ -69,8 +69,8 @@
 //! The server's resident memory is then about the networks plus the solvers' budget, under
 //! 1.5 GiB with the default flags. Measured (`tests/serve_memory.rs`, which checks the 1.5 GiB):
 //! 60 games at level perfect on 60 rule sets, one perfect move each, with the shipped networks:
-//! 504 MiB at start, a peak (`VmHWM`) of 1,467 MiB with a budget of 960 MiB; without a budget
-//! the same run peaks past 5 GiB. Give the solvers more with `--solver-memory-mb` where memory
+//! 504 MiB at start, a peak (`VmHWM`) of 1,275 MiB with the default budget (1,467 MiB with
+//! 960 MiB); without a budget the same run peaked at 6,265 MiB. Give the solvers more with `--solver-memory-mb` where memory
 //! allows (96 MiB more for each rule set kept warm).
 
 pub mod api;

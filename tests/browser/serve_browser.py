@@ -6,7 +6,8 @@ switch, and no console errors. Saves a screenshot of the board to checkpoints/ru
 
     python3 tests/browser/serve_browser.py [--bin target/release/kalaha] [--levels easy,medium,hard,perfect]
 
-Skips (exit 0, saying why) when chromium, chromedriver or selenium is missing.
+Skips (exit 0, saying why) when chromium, chromedriver or selenium is missing; with --require
+(as CI runs it) a missing part is a failure (exit 1) instead.
 """
 
 import argparse
@@ -20,7 +21,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+REQUIRE = "--require" in sys.argv
+
+
 def skip(why):
+    if REQUIRE:
+        print(f"serve_browser: FAILED: required, but {why}")
+        sys.exit(1)
     print(f"serve_browser: SKIPPED: {why}")
     sys.exit(0)
 
@@ -29,6 +36,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "kalaha"))
     ap.add_argument("--levels", default="easy,medium,hard,perfect")
+    ap.add_argument("--require", action="store_true", help="a missing browser, driver or selenium fails")
     ap.add_argument("--screenshot", default=os.path.join(ROOT, "checkpoints", "runs", "serve-board.png"))
     args = ap.parse_args()
 
