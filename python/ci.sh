@@ -10,7 +10,7 @@
 # Needs `pip install maturin mypy pdoc` in the venv. Prints one line per check.
 set -euo pipefail
 PY=${PY:-python3}
-MAX_WHEEL_MB=${MAX_WHEEL_MB:-20}
+MAX_WHEEL_MB=${MAX_WHEEL_MB:-30}
 MAX_SO_MB=${MAX_SO_MB:-50}
 DOCS=${DOCS:-checkpoints/runs/python-api}
 WHEELS=$(mktemp -d)

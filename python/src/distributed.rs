@@ -169,9 +169,12 @@ impl PyLearner {
         let st = std::mem::take(&mut self.pending);
         let evaluated = std::mem::take(&mut self.evaluated);
         let (trainer, stop) = (&mut self.trainer, &self.stop);
-        let p = py
-            .detach(|| trainer.finish_iteration(&st, evaluated, seconds, stop))
-            .map_err(err)?;
+        // On a thread of its own: Ctrl-C stops the iteration early (fewer gradient steps), which
+        // then writes its checkpoint, and raises KeyboardInterrupt.
+        let p = crate::interrupt::run_scoped(py, stop, || {
+            trainer.finish_iteration(&st, evaluated, seconds, stop)
+        })?
+        .map_err(err)?;
         let d = PyDict::new(py);
         d.set_item("iteration", p.iteration)?;
         d.set_item("iterations", p.iterations)?;

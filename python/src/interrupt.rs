@@ -159,3 +159,46 @@ pub fn run<T: Send + 'static>(
         }
     }
 }
+
+/// Like [`run`] for work that borrows (a scoped thread): on an interrupt `cancel` is set and the
+/// work is waited for, so that it ends as it does when stopped (a learner finishes its iteration
+/// early and writes a checkpoint), then the interrupt is raised. Work that honours `cancel`
+/// returns within its own check interval.
+pub fn run_scoped<T: Send>(
+    py: Python<'_>,
+    cancel: &AtomicBool,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let rx = Mutex::new(rx);
+        s.spawn(move || {
+            let _ = tx.send(work());
+        });
+        let recv = |rx: &Mutex<mpsc::Receiver<T>>, wait: Option<Duration>| {
+            let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
+            match wait {
+                Some(t) => rx.recv_timeout(t),
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            }
+        };
+        let failed = || {
+            PyRuntimeError::new_err(
+                "the work failed on its thread (a panic; see the message above)",
+            )
+        };
+        loop {
+            match py.detach(|| recv(&rx, Some(TICK))) {
+                Ok(v) => return Ok(v),
+                Err(RecvTimeoutError::Disconnected) => return Err(failed()),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Err(e) = py.check_signals() {
+                cancel.store(true, Ordering::SeqCst);
+                // The work ends as stopped work does; its result (or panic) gives way to `e`.
+                let _ = py.detach(|| recv(&rx, None));
+                return Err(e);
+            }
+        }
+    })
+}

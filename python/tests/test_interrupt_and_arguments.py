@@ -61,6 +61,7 @@ def test_ctrl_c_stops_solve_within_a_second():
     kalaha.solve(kalaha.Position.start(), db_seeds=0, memory_mb=64)
     """
     latency = _interrupt(body, "READY", wait=1.5)
+    print(f"latency {latency:.3f} s")
     assert 0 <= latency < LATENCY, latency
 
 
@@ -74,6 +75,7 @@ def test_ctrl_c_stops_a_judged_evaluate_within_a_second():
     kalaha.evaluate("greedy", ["random"], games=40, seed=1, judge=True, progress=progress)
     """
     latency = _interrupt(body, "JUDGING", wait=1.0)
+    print(f"latency {latency:.3f} s")
     assert 0 <= latency < LATENCY, latency
 
 
@@ -88,6 +90,7 @@ def test_ctrl_c_stops_the_games_of_an_evaluate_with_a_python_agent():
     kalaha.evaluate(agent, ["minimax:2"], games=400, judge=False)
     """
     latency = _interrupt(body, "READY", wait=1.0)
+    print(f"latency {latency:.3f} s")
     assert 0 <= latency < LATENCY, latency
 
 
@@ -188,3 +191,25 @@ def test_auto_means_the_package_network_even_beside_a_damaged_checkpoints_folder
     path, move = out.stdout.split()
     assert path == shipped.path and "checkpoints/kalah64" not in path.replace(str(tmp_path), "")
     assert int(move) in range(1, 7)
+
+
+def test_ctrl_c_stops_a_learners_iteration_and_keeps_its_checkpoint(tmp_path):
+    """`kalaha.distributed`'s learner: Ctrl-C in `finish_iteration` (here 100,000 gradient steps)
+    ends the iteration early, writes its checkpoint and raises KeyboardInterrupt."""
+    smoke = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "smoke.toml")
+    body = f"""
+    from kalaha._kalaha import Learner, SelfPlayWorker, train_config
+    cfg = train_config({smoke!r}, ["run.checkpoint_dir={tmp_path}", "run.experiment_dir={tmp_path}",
+        "optim.steps_per_iteration=100000", "eval.every=0", "run.iterations=2"])
+    learner = Learner(cfg)
+    worker = SelfPlayWorker(cfg, 0)
+    worker.set_weights(learner.weights(), learner.version)
+    info, batch = learner.peek(worker.generate())
+    learner.absorb(batch)
+    print("READY", flush=True)
+    learner.finish_iteration(1.0)
+    """
+    latency = _interrupt(body, "READY", wait=1.5)
+    print(f"latency {latency:.3f} s")
+    assert 0 <= latency < LATENCY, latency
+    assert list(tmp_path.glob("smoke*/meta.json")) or list(tmp_path.glob("**/meta.json"))
