@@ -241,6 +241,25 @@ impl Table {
         bucket[victim].store(e, Ordering::Relaxed);
     }
 
+    /// Whether the raw entries of one bucket, read from a file, can be trusted for a game of
+    /// `total` seeds: each entry in use holds bounds from `-total` to `total` with the lower at
+    /// most the upper, and no two hold the same position (a search never writes otherwise; the
+    /// bounds of two would merge into a contradiction).
+    pub fn sound_bucket(entries: &[u64], total: i32) -> bool {
+        let used: Vec<u64> = entries
+            .iter()
+            .copied()
+            .filter(|&e| Table::in_use(e))
+            .collect();
+        used.iter().enumerate().all(|(i, &e)| {
+            let (lower, upper) = (lower_of(e), upper_of(e));
+            -total <= lower
+                && lower <= upper
+                && upper <= total
+                && used[..i].iter().all(|&f| f >> DATA_BITS != e >> DATA_BITS)
+        })
+    }
+
     /// Whether a raw entry is in use.
     pub fn in_use(e: u64) -> bool {
         e & VALID != 0

@@ -224,6 +224,18 @@ pub(crate) fn load(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
             let n = WORDS.min((entries - at as u64) as usize);
             reader.read_exact(&mut bytes[..n * 8]).map_err(io)?;
             sum.update(&bytes[..n * 8]);
+            // Entries that no search writes (crafted or damaged under a good checksum) are
+            // refused: their bounds would contradict one another in the table.
+            let total = rules.total_seeds() as i32;
+            for b in bytes[..n * 8].chunks_exact(8 * WAYS) {
+                let words: Vec<u64> = b
+                    .chunks_exact(8)
+                    .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+                    .collect();
+                if !Table::sound_bucket(&words, total) {
+                    return Err(TableFileError::Format(path.to_path_buf()));
+                }
+            }
             for (i, b) in bytes[..n * 8].chunks_exact(8).enumerate() {
                 let w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                 used += Table::in_use(w) as u64;
@@ -243,5 +255,58 @@ pub(crate) fn load(tt: &Table, rules: &Rules, path: &Path) -> Result<u64, TableF
             tt.clear();
             Err(e)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::{DbSize, Solver, SolverConfig};
+
+    /// Found by `fuzz/run tables` (fuzz/CRASHES.md): a table file whose checksum is right but
+    /// whose entries no search writes (bounds that contradict each other, or the game's range)
+    /// is refused, never loaded into bounds that trip the table's own checks.
+    #[test]
+    fn entries_no_search_writes_are_refused_under_a_good_checksum() {
+        let rules = Rules::new(3, 2).unwrap();
+        let cfg = SolverConfig {
+            memory_mb: 1,
+            db: DbSize::Off,
+            cache_dir: None,
+            ..SolverConfig::default()
+        };
+        let solver = Solver::new(&rules, &cfg).unwrap();
+        let _ = solver.analyse_within(&crate::rules::Position::start(&rules), None, None);
+        let dir = std::env::temp_dir().join(format!("kalaha-tablefile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.ktt");
+        solver.save_table(&path).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let used = (HEADER..good.len())
+            .step_by(8)
+            .find(|&at| Table::in_use(u64::from_le_bytes(good[at..at + 8].try_into().unwrap())))
+            .expect("an entry in use");
+        let fresh = || Solver::new(&rules, &cfg).unwrap();
+        assert!(fresh().load_table(&path).unwrap() > 0);
+        // Lower bound 73 over upper bound -223 (the fuzzer's), then a bound past the 12 seeds.
+        for (lower, upper) in [(73, -223), (-5, 40)] {
+            let mut bad = good.clone();
+            let mut e = u64::from_le_bytes(bad[used..used + 8].try_into().unwrap());
+            e = (e & !((1 << 18) - 1))
+                | (((upper + 255) as u64 & 511) << 9)
+                | ((lower + 255) as u64 & 511);
+            bad[used..used + 8].copy_from_slice(&e.to_le_bytes());
+            let mut sum = Checksum::new();
+            sum.update(&bad[..32]);
+            sum.update(&bad[HEADER..]);
+            bad[32..40].copy_from_slice(&sum.finish().to_le_bytes());
+            std::fs::write(&path, &bad).unwrap();
+            let solver = fresh();
+            match solver.load_table(&path) {
+                Err(TableFileError::Format(_)) => {}
+                other => panic!("bounds {lower}..{upper}: {other:?}"),
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
