@@ -243,8 +243,9 @@ impl Table {
 
     /// Whether the raw entries of one bucket, read from a file, can be trusted for a game of
     /// `total` seeds: each entry in use holds bounds from `-total` to `total` with the lower at
-    /// most the upper, and no two hold the same position (a search never writes otherwise; the
-    /// bounds of two would merge into a contradiction).
+    /// most the upper, and two entries of the same position (threads racing to store it) hold
+    /// bounds that overlap, as true bounds of one value do: a search never writes otherwise, and
+    /// such bounds would merge into a contradiction.
     pub fn sound_bucket(entries: &[u64], total: i32) -> bool {
         let used: Vec<u64> = entries
             .iter()
@@ -256,7 +257,10 @@ impl Table {
             -total <= lower
                 && lower <= upper
                 && upper <= total
-                && used[..i].iter().all(|&f| f >> DATA_BITS != e >> DATA_BITS)
+                && used[..i].iter().all(|&f| {
+                    f >> DATA_BITS != e >> DATA_BITS
+                        || (lower.max(lower_of(f)) <= upper.min(upper_of(f)))
+                })
         })
     }
 

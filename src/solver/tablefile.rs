@@ -264,8 +264,8 @@ mod tests {
     use crate::solver::{DbSize, Solver, SolverConfig};
 
     /// Found by `fuzz/run tables` (fuzz/CRASHES.md): a table file whose checksum is right but
-    /// whose entries no search writes (bounds that contradict each other, or the game's range)
-    /// is refused, never loaded into bounds that trip the table's own checks.
+    /// whose entries no search writes (a lower bound over its upper, bounds past the game's
+    /// seeds) is refused, never loaded into bounds that trip the table's own checks.
     #[test]
     fn entries_no_search_writes_are_refused_under_a_good_checksum() {
         let rules = Rules::new(3, 2).unwrap();
