@@ -618,3 +618,68 @@ fn batching_a_networks_evaluations_across_games_changes_no_game() {
     let own = arena(players(&specs, &rules), true).run(&|| {}, &stop);
     assert_eq!(moves(&alone), moves(&own));
 }
+
+#[test]
+fn a_guarded_bots_proofs_hold_up_under_the_judge() {
+    // A random player guarded by a solver with 1 ms a move: in the opening it proves nothing and
+    // says so, near the end it proves its moves best. Every move it calls proven best is judged
+    // optimal, none it calls result-keeping changes the result, and every result change it makes
+    // is among the moves it said it had not proven.
+    use kalaha::bots::guard::GuardBot;
+    use kalaha::bots::{Bot, RandomBot};
+    use std::sync::Arc;
+    let rules = Rules::new(6, 3).unwrap();
+    let cfg = SolverConfig {
+        memory_mb: 64,
+        db: DbSize::Off,
+        cache_dir: None,
+        ..SolverConfig::default()
+    };
+    let solver = Arc::new(Solver::new(&rules, &cfg).unwrap());
+    let guarded = Player::external(
+        "guard:0.001:random",
+        &rules,
+        Arc::new(move || {
+            let inner = Box::new(RandomBot);
+            let limit = std::time::Duration::from_millis(1);
+            Box::new(GuardBot::new(Arc::clone(&solver), limit, inner)) as Box<dyn Bot>
+        }),
+    );
+    let arena = Arena {
+        players: vec![guarded, players(&[BotSpec::Random], &rules).remove(0)],
+        mode: Mode::Gauntlet,
+        openings: vec![Position::start(&rules); 6],
+        seed: 5,
+        batch: true,
+    };
+    let stop = AtomicBool::new(false);
+    let games = arena.run(&|| {}, &stop);
+    let judge = Solver::new(&rules, &cfg).unwrap();
+    let j = verdict(
+        &judge,
+        &arena.players,
+        &arena.pairings(),
+        &games,
+        0,
+        &|_, _| {},
+        &stop,
+    );
+    let t = j.proofs.expect("a guarded bot's moves carry proofs");
+    assert_eq!(
+        t.optimal.moves + t.keeps_result.moves + t.not_proven.moves,
+        j.all.moves
+    );
+    assert!(
+        t.optimal.moves > 0 && t.not_proven.moves > 0,
+        "1 ms a move should prove the end and not the opening: {t:?}"
+    );
+    assert_eq!(t.optimal.optimal, t.optimal.moves, "{t:?}");
+    assert_eq!(t.keeps_result.result_changes, 0, "{t:?}");
+    assert_eq!(j.all.result_changes, t.not_proven.result_changes, "{t:?}");
+    // The opponent's moves carry no proof: only the guarded bot's do.
+    for g in &games {
+        for (p, by_a) in g.proofs.iter().zip(g.movers_are_a()) {
+            assert_eq!(p.is_some(), by_a);
+        }
+    }
+}

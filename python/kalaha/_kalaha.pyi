@@ -286,6 +286,7 @@ def search(
     margin_weight: Optional[float] = None,
     endgame_db: Union[bool, int, None] = None,
     prove: Optional[bool] = None,
+    minimax_weight: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def best_logits(logits: npt.NDArray[np.float64], mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]: ...
 def evaluate(

@@ -174,7 +174,9 @@ fn roots_from(roots: &Bound<'_, PyAny>) -> PyResult<Vec<Position>> {
 /// checkpoint when `evaluator` is a `Network`, else `c_visit=50`, `c_scale=1`, `margin_weight=0`,
 /// `considered_actions` = every action. `prove=True` proves subtrees (MCTS-solver: a node whose
 /// children are all solved takes their best exact utility and is not searched again); `None`
-/// takes the network's setting, else off.
+/// takes the network's setting, else off. `minimax_weight=A` blends each edge's mean utility
+/// with the minimax value of the evaluations below it, `(1 - A) * mean + A * minimax` (implicit
+/// minimax backups; `None`: the network's setting, else 0).
 ///
 /// Returns a dict of numpy arrays: `action` int64 `[B]` (the move to play), `policy` float32 `[B,
 /// A]` (the improved policy: the training target), `value` `[B]` (the root's utility after
@@ -184,7 +186,7 @@ fn roots_from(roots: &Bound<'_, PyAny>) -> PyResult<Vec<Position>> {
 /// given). The GIL is released while Rust works. Same seed, same network: the
 /// same results as the library's search.
 #[pyfunction]
-#[pyo3(signature = (roots, evaluator, *, simulations=None, temperature=None, seed=None, considered_actions=None, c_visit=None, c_scale=None, margin_weight=None, endgame_db=None, prove=None))]
+#[pyo3(signature = (roots, evaluator, *, simulations=None, temperature=None, seed=None, considered_actions=None, c_visit=None, c_scale=None, margin_weight=None, endgame_db=None, prove=None, minimax_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn search<'py>(
     py: Python<'py>,
@@ -199,6 +201,7 @@ pub fn search<'py>(
     margin_weight: Option<f32>,
     endgame_db: Option<&Bound<'py, PyAny>>,
     prove: Option<bool>,
+    minimax_weight: Option<f32>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let simulations =
         crate::args::opt_int(simulations, "simulations", 1u32, 100_000)?.unwrap_or(64);
@@ -244,6 +247,7 @@ pub fn search<'py>(
             c_scale: 1.0,
             margin_weight: 0.0,
             prove: false,
+            minimax_weight: 0.0,
         },
         |n| n.search_config(Some(simulations)),
     );
@@ -256,11 +260,14 @@ pub fn search<'py>(
         c_scale: c_scale.unwrap_or(base.c_scale),
         margin_weight: margin_weight.unwrap_or(base.margin_weight),
         prove: prove.unwrap_or(base.prove),
+        minimax_weight: minimax_weight.unwrap_or(base.minimax_weight),
     };
     // margin_weight and c_scale as a bot spec's `:margin=W:c_scale=X` are checked (one parser,
     // `kalaha::bots::options`), naming the keyword.
     kalaha::bots::options::margin_weight(f64::from(cfg.margin_weight))
         .map_err(|e| value_error(format!("margin_weight: {e}")))?;
+    kalaha::bots::options::minimax_weight(f64::from(cfg.minimax_weight))
+        .map_err(|e| value_error(format!("minimax_weight: {e}")))?;
     if c_scale.is_some() {
         kalaha::bots::options::c_scale(f64::from(cfg.c_scale))
             .map_err(|e| value_error(format!("c_scale: {e}")))?;

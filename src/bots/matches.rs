@@ -6,6 +6,7 @@ use std::sync::{Condvar, Mutex};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::guard::Proof;
 use super::{Player, Tally};
 use crate::env::rng::{GameRng, stream};
 use crate::rules::{Game, Position, Rules, Side};
@@ -64,18 +65,32 @@ pub fn play_game_gated(
     rng: &mut GameRng,
     gate: Option<&Gate>,
 ) -> Game {
+    play_game_proved(start, south, north, rng, gate).0
+}
+
+/// [`play_game_gated`], with what each move's bot proved about it ([`Bot::last_proof`]: none for
+/// bots that do not prove), one per move of the game.
+pub fn play_game_proved(
+    start: Position,
+    south: &Player,
+    north: &Player,
+    rng: &mut GameRng,
+    gate: Option<&Gate>,
+) -> (Game, Vec<Option<Proof>>) {
     let players = [south, north];
     let mut bots = [south.build(), north.build()];
     let mut game = Game::from_position(start);
+    let mut proofs = Vec::new();
     while !game.position().is_over() {
         let pos = *game.position();
         // The player in the seat to move is the bot that started there, or the other after a swap.
         let bot = game.seat_of(pos.to_move()).index();
         let _place = gate.filter(|_| !players[bot].is_batched()).map(Gate::hold);
         let mv = bots[bot].choose(&pos, rng);
+        proofs.push(bots[bot].last_proof());
         game.play(mv).expect("bots play legal moves");
     }
-    game
+    (game, proofs)
 }
 
 /// A counting semaphore: at most `places` holders at once, the others wait.

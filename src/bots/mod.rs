@@ -10,6 +10,7 @@
 #[cfg(feature = "train")]
 pub mod db;
 mod greedy;
+pub mod guard;
 mod matches;
 mod mcts;
 mod minimax;
@@ -32,7 +33,7 @@ use crate::rules::{Move, Position};
 pub use greedy::Greedy;
 pub use matches::{
     BATCHED_GAMES, Gate, MatchConfig, MatchSummary, Place, game_rng, play_game, play_game_gated,
-    play_on_threads, run_match, run_match_until,
+    play_game_proved, play_on_threads, run_match, run_match_until,
 };
 pub use mcts::Mcts;
 pub use minimax::Minimax;
@@ -45,6 +46,23 @@ pub use view::{BotView, MoveView, NetworkView};
 pub trait Bot: Send {
     /// Picks a move; `rng` breaks ties and drives any randomness, so the same seed replays a game.
     fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move;
+
+    /// Picks one of `moves` (legal, not empty): the move it would choose if that is one of them,
+    /// else one of them at random. Bots that rank moves (the network players) pick their best
+    /// among `moves` instead; a [`guard::GuardBot`] asks this of the bot it guards.
+    fn choose_among(&mut self, pos: &Position, moves: &[Move], rng: &mut GameRng) -> Move {
+        let mv = self.choose(pos, rng);
+        if moves.contains(&mv) {
+            mv
+        } else {
+            moves[rng.random_range(0..moves.len())]
+        }
+    }
+
+    /// What was proven about the last move chosen, for bots that prove ([`guard::GuardBot`]).
+    fn last_proof(&self) -> Option<guard::Proof> {
+        None
+    }
 }
 
 /// Plays uniformly at random among the legal moves.
@@ -100,6 +118,16 @@ pub enum BotSpec {
     Mcts(u32),
     /// `solver`: perfect play, random among the equally optimal moves.
     Solver,
+    /// `guard:T:SPEC`: the exact solver works T seconds a move (T in thousandths here) and plays a
+    /// move it proves best; otherwise it keeps SPEC's bot from any move it proves to change the
+    /// result, and SPEC chooses among the rest, preferring the moves proven to keep the result
+    /// ([`guard`]). E.g. `guard:1:policy:auto:64`.
+    Guard {
+        /// The solver's time a move, in milliseconds.
+        millis: u32,
+        /// The bot it guards.
+        inner: Box<BotSpec>,
+    },
     /// A bot supplied by the program that embeds the library (e.g. a Python agent), under this
     /// name; never parsed from text. Played through [`Player::external`].
     External(String),
@@ -112,7 +140,9 @@ pub enum BotSpec {
     /// checkpoint's), `:c_scale=X` (with SIMS: the scale of the search's Q transform,
     /// [`crate::search::SearchConfig::c_scale`], instead of the checkpoint's), `:prove=on` or
     /// `:prove=off` (with SIMS: whether the search proves subtrees,
-    /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:db=off`
+    /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:minimax=A`
+    /// (with SIMS: the weight of implicit minimax backups,
+    /// [`crate::search::SearchConfig::minimax_weight`]; 0 by default), `:db=off`
     /// (no database: the network and its search alone) and `:db=N` (the database of N seeds on
     /// the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on first use), e.g.
     /// `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network trained
@@ -130,6 +160,8 @@ pub enum BotSpec {
         c_scale: Option<u32>,
         /// Whether the search proves subtrees (none: as the checkpoint's search).
         prove: Option<bool>,
+        /// The weight of implicit minimax backups in thousandths (none: the checkpoint's).
+        minimax: Option<u16>,
         /// The endgame database that answers the positions it covers (`:db=off`: none).
         db: PlayDb,
     },
@@ -157,7 +189,9 @@ pub const AUTO: &str = "auto";
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BotSpecError {
     /// Not a known bot.
-    #[error("unknown bot '{0}' (expected random, greedy, minimax:D, mcts:N or solver)")]
+    #[error(
+        "unknown bot '{0}' (expected random, greedy, minimax:D, mcts:N, solver, guard:T:BOT or policy:PATH)"
+    )]
     Unknown(String),
     /// A parameter that is missing, not a number or out of range.
     #[error("bot '{spec}': {why}")]
@@ -176,6 +210,9 @@ impl FromStr for BotSpec {
         #[cfg(feature = "train")]
         if let Some(rest) = s.strip_prefix("policy:") {
             return parse_policy(s, rest);
+        }
+        if let Some(rest) = s.strip_prefix("guard:") {
+            return parse_guard(s, rest);
         }
         let (name, arg) = match s.split_once(':') {
             Some((n, a)) => (n, Some(a)),
@@ -206,6 +243,38 @@ impl FromStr for BotSpec {
     }
 }
 
+/// The most seconds a move `guard:T:SPEC` may give its solver.
+pub const MAX_GUARD_SECONDS: f64 = 3600.0;
+
+/// Parses the part of `guard:T:SPEC` after `guard:` (`rest`; `spec` is the whole name).
+fn parse_guard(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
+    let bad = |why: String| BotSpecError::Parameter {
+        spec: spec.to_string(),
+        why,
+    };
+    let (t, inner) = rest.split_once(':').ok_or_else(|| {
+        bad("expected guard:SECONDS:BOT, e.g. guard:1:policy:auto:64".to_string())
+    })?;
+    let seconds: f64 = t
+        .parse()
+        .map_err(|_| bad(format!("seconds '{t}' is not a number")))?;
+    if !(0.001..=MAX_GUARD_SECONDS).contains(&seconds) {
+        return Err(bad(format!(
+            "seconds {t} is not from 0.001 to {MAX_GUARD_SECONDS}"
+        )));
+    }
+    let inner: BotSpec = inner.parse()?;
+    if matches!(inner, BotSpec::Guard { .. } | BotSpec::Solver) {
+        return Err(bad(format!(
+            "'{inner}' cannot be guarded (the guarded bot is one that does not solve)"
+        )));
+    }
+    Ok(BotSpec::Guard {
+        millis: (seconds * 1000.0).round() as u32,
+        inner: Box::new(inner),
+    })
+}
+
 /// Parses the part of `policy:PATH[:SIMS][:OPTION...]` after `policy:` (`rest`; `spec` is the
 /// whole name, for errors). Options are read from the end back, so a path may hold colons.
 #[cfg(feature = "train")]
@@ -220,47 +289,31 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
         })
     }
-    let (mut rest, mut margin, mut c_scale, mut prove, mut db) = (rest, None, None, None, None);
+    // A number option, checked by its one parser (`options`), kept in thousandths.
+    let milli = |value: &str, check: fn(f64) -> Result<f32, String>, what: &str, range: &str| {
+        (value.parse::<f64>().map_err(|e| e.to_string()))
+            .and_then(check)
+            .map(|x| (f64::from(x) * 1000.0).round() as u32)
+            .map_err(|_| bad(format!("{what} '{value}' is not a number in {range}")))
+    };
+    let c_scales = format!("{}..={}", PLAY_C_SCALES.start(), PLAY_C_SCALES.end());
+    let (mut rest, mut margin, mut c_scale, mut prove, mut minimax, mut db) =
+        (rest, None, None, None, None, None);
     while let Some((before, (key, value))) = rest
         .rsplit_once(':')
         .and_then(|(before, last)| option(last).map(|kv| (before, kv)))
     {
         let seen = match key {
             "margin" => margin
-                .replace(
-                    match value
-                        .parse::<f64>()
-                        .map_err(|e| e.to_string())
-                        .and_then(options::margin_weight)
-                    {
-                        Ok(w) => (w * 1000.0).round() as u16,
-                        Err(_) => {
-                            return Err(bad(format!(
-                                "margin weight '{value}' is not a number in 0..=1"
-                            )));
-                        }
-                    },
-                )
+                .replace(milli(value, options::margin_weight, "margin weight", "0..=1")? as u16)
                 .is_some(),
             "c_scale" => c_scale
-                .replace(
-                    match value
-                        .parse::<f64>()
-                        .map_err(|e| e.to_string())
-                        .and_then(options::c_scale)
-                    {
-                        Ok(x) => (f64::from(x) * 1000.0).round() as u32,
-                        Err(_) => {
-                            return Err(bad(format!(
-                                "c_scale '{value}' is not a number from {} to {}",
-                                PLAY_C_SCALES.start(),
-                                PLAY_C_SCALES.end()
-                            )));
-                        }
-                    },
-                )
+                .replace(milli(value, options::c_scale, "c_scale", &c_scales)?)
                 .is_some(),
             "prove" => prove.replace(options::prove(value).map_err(bad)?).is_some(),
+            "minimax" => minimax
+                .replace(milli(value, options::minimax_weight, "minimax weight", "0..=1")? as u16)
+                .is_some(),
             "db" => db
                 .replace(match value {
                     "on" => PlayDb::Default,
@@ -278,7 +331,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                 .is_some(),
             _ => {
                 return Err(bad(format!(
-                    "unknown option '{key}' (expected margin=W, c_scale=X, prove=on, prove=off, db=off or db=N)"
+                    "unknown option '{key}' (expected margin=W, c_scale=X, prove=on, prove=off, minimax=A, db=off or db=N)"
                 )));
             }
         };
@@ -312,6 +365,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         (margin.is_some(), "margin=W"),
         (c_scale.is_some(), "c_scale=X"),
         (prove.is_some(), "prove="),
+        (minimax.is_some(), "minimax=A"),
     ] {
         if given && sims.is_none() {
             return Err(bad(format!("{key} needs a simulation count before it")));
@@ -328,6 +382,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         margin,
         c_scale,
         prove,
+        minimax,
         db: db.unwrap_or(PlayDb::Default),
     })
 }
@@ -341,11 +396,13 @@ impl BotSpec {
                 margin,
                 c_scale,
                 prove,
+                minimax,
                 ..
             } => SearchOptions {
                 margin: margin.map(|w| w as f32 / 1000.0),
                 c_scale: c_scale.map(|x| x as f32 / 1000.0),
                 prove: *prove,
+                minimax: minimax.map(|a| a as f32 / 1000.0),
             },
             _ => SearchOptions::default(),
         }
@@ -365,6 +422,9 @@ impl fmt::Display for BotSpec {
             BotSpec::Random => f.write_str("random"),
             BotSpec::Greedy => f.write_str("greedy"),
             BotSpec::Solver => f.write_str("solver"),
+            BotSpec::Guard { millis, inner } => {
+                write!(f, "guard:{}:{inner}", *millis as f64 / 1000.0)
+            }
             BotSpec::Minimax(d) => write!(f, "minimax:{d}"),
             BotSpec::Mcts(n) => write!(f, "mcts:{n}"),
             BotSpec::External(name) => f.write_str(name),
@@ -375,6 +435,7 @@ impl fmt::Display for BotSpec {
                 margin,
                 c_scale,
                 prove,
+                minimax,
                 db,
             } => {
                 write!(f, "policy:{path}")?;
@@ -389,6 +450,9 @@ impl fmt::Display for BotSpec {
                 }
                 if let Some(p) = prove {
                     f.write_str(if *p { ":prove=on" } else { ":prove=off" })?;
+                }
+                if let Some(a) = minimax {
+                    write!(f, ":minimax={}", *a as f32 / 1000.0)?;
                 }
                 match db {
                     PlayDb::Off => f.write_str(":db=off")?,
@@ -432,6 +496,7 @@ mod tests {
             margin,
             c_scale: None,
             prove: None,
+            minimax: None,
             db,
         };
         let (on, off) = (PlayDb::Default, PlayDb::Off);
@@ -496,7 +561,7 @@ mod tests {
         assert!(e("policy:ck:64:prove=yes").contains("expected prove=on or prove=off"));
         for bad in ["0", "-1", "101", "x", "nan", "inf", ""] {
             assert!(
-                e(&format!("policy:ck:64:c_scale={bad}")).contains("is not a number from 0.001"),
+                e(&format!("policy:ck:64:c_scale={bad}")).contains("is not a number in 0.001..=100"),
                 "c_scale={bad}"
             );
         }

@@ -1,7 +1,8 @@
 //! The search options of a network player: one type and one parser for every place that takes
 //! them, so that each is checked the same way and refused with the same words: a `policy:` bot
-//! spec's `:margin=W`, `:c_scale=X` and `:prove=on|off`, `kalaha judge`'s `--margin-weight`,
-//! `--c-scale` and `--prove`, and Python's `margin_weight=`, `c_scale=` and `prove=` keywords.
+//! spec's `:margin=W`, `:c_scale=X`, `:prove=on|off` and `:minimax=A`, `kalaha judge`'s
+//! `--margin-weight`, `--c-scale`, `--prove` and `--minimax-weight`, and Python's `margin_weight=`,
+//! `c_scale=`, `prove=` and `minimax_weight=` keywords.
 
 /// The `c_scale=X` values a player may ask for.
 pub const PLAY_C_SCALES: std::ops::RangeInclusive<f64> = 0.001..=100.0;
@@ -15,6 +16,8 @@ pub struct SearchOptions {
     pub c_scale: Option<f32>,
     /// `:prove=on` or `:prove=off`: whether the search proves subtrees (`SearchConfig::prove`).
     pub prove: Option<bool>,
+    /// `:minimax=A`: the weight of implicit minimax backups (`SearchConfig::minimax_weight`).
+    pub minimax: Option<f32>,
 }
 
 /// A margin weight: a number from 0 to 1.
@@ -23,6 +26,15 @@ pub fn margin_weight(w: f64) -> Result<f32, String> {
         Ok(w as f32)
     } else {
         Err(format!("margin weight {w} is not a number from 0 to 1"))
+    }
+}
+
+/// A minimax-backup weight: a number from 0 to 1.
+pub fn minimax_weight(a: f64) -> Result<f32, String> {
+    if (0.0..=1.0).contains(&a) {
+        Ok(a as f32)
+    } else {
+        Err(format!("minimax weight {a} is not a number from 0 to 1"))
     }
 }
 
@@ -49,16 +61,18 @@ pub fn prove(word: &str) -> Result<bool, String> {
 }
 
 impl SearchOptions {
-    /// The options given, each checked (see [`margin_weight`], [`c_scale`]).
+    /// The options given, each checked (see [`margin_weight`], [`c_scale`], [`minimax_weight`]).
     pub fn new(
         margin: Option<f64>,
         c_scale_: Option<f64>,
         prove: Option<bool>,
+        minimax: Option<f64>,
     ) -> Result<SearchOptions, String> {
         Ok(SearchOptions {
             margin: margin.map(margin_weight).transpose()?,
             c_scale: c_scale_.map(c_scale).transpose()?,
             prove,
+            minimax: minimax.map(minimax_weight).transpose()?,
         })
     }
 }
@@ -69,16 +83,21 @@ mod tests {
 
     #[test]
     fn every_option_is_checked_with_its_range() {
-        let o = SearchOptions::new(Some(0.5), Some(3.0), Some(true)).unwrap();
+        let o = SearchOptions::new(Some(0.5), Some(3.0), Some(true), Some(0.25)).unwrap();
         assert_eq!(
-            (o.margin, o.c_scale, o.prove),
-            (Some(0.5), Some(3.0), Some(true))
+            (o.margin, o.c_scale, o.prove, o.minimax),
+            (Some(0.5), Some(3.0), Some(true), Some(0.25))
         );
         for bad in [-0.1, 1.5, f64::NAN, f64::INFINITY] {
-            assert!(SearchOptions::new(Some(bad), None, None).is_err(), "{bad}");
+            assert!(
+                SearchOptions::new(Some(bad), None, None, None).is_err(),
+                "{bad}"
+            );
+            let e = SearchOptions::new(None, None, None, Some(bad)).unwrap_err();
+            assert!(e.contains("minimax weight"), "{e}");
         }
         for bad in [0.0, 101.0, f64::NAN, -1.0] {
-            let e = SearchOptions::new(None, Some(bad), None).unwrap_err();
+            let e = SearchOptions::new(None, Some(bad), None, None).unwrap_err();
             assert!(e.contains("0.001 to 100"), "{e}");
         }
         assert_eq!(prove("on"), Ok(true));

@@ -75,6 +75,14 @@ impl BotContext {
             BotSpec::Minimax(d) => Kind::Minimax(*d),
             BotSpec::Mcts(n) => Kind::Mcts(*n),
             BotSpec::Solver => Kind::Solver(self.solver(rules)?),
+            BotSpec::Guard { millis, inner } => Kind::Guard {
+                solver: self.solver(rules)?,
+                limit: std::time::Duration::from_millis(u64::from(*millis)),
+                inner: Box::new(
+                    self.prepare(inner, rules)
+                        .with_context(|| format!("bot '{spec}'"))?,
+                ),
+            },
             BotSpec::External(name) => anyhow::bail!(
                 "bot '{name}' is supplied by the program that runs it, not prepared from its name"
             ),
@@ -197,6 +205,12 @@ enum Kind {
     Mcts(u32),
     /// The shared solver.
     Solver(Arc<Solver>),
+    /// The shared solver, its time a move, and the player it guards.
+    Guard {
+        solver: Arc<Solver>,
+        limit: std::time::Duration,
+        inner: Box<Player>,
+    },
     /// The loaded network, its simulations, search options and endgame database, and the threads
     /// its games share for their evaluations (none: each game calls the network itself).
     #[cfg(feature = "train")]
@@ -234,6 +248,7 @@ impl Player {
     pub fn network(&self) -> Option<&Model> {
         match &self.kind {
             Kind::Network { model, .. } => Some(model),
+            Kind::Guard { inner, .. } => inner.network(),
             _ => None,
         }
     }
@@ -244,6 +259,7 @@ impl Player {
     pub fn endgame_db(&self) -> Option<&Arc<EndgameOracle>> {
         match &self.kind {
             Kind::Network { oracle, .. } => oracle.as_ref(),
+            Kind::Guard { inner, .. } => inner.endgame_db(),
             _ => None,
         }
     }
@@ -302,6 +318,15 @@ impl Player {
             Kind::Minimax(d) => Box::new(Minimax::new(*d)),
             Kind::Mcts(n) => Box::new(Mcts::new(*n)),
             Kind::Solver(s) => Box::new(SolverBot::with_solver(Arc::clone(s))),
+            Kind::Guard {
+                solver,
+                limit,
+                inner,
+            } => Box::new(super::guard::GuardBot::new(
+                Arc::clone(solver),
+                *limit,
+                inner.build(),
+            )),
             #[cfg(feature = "train")]
             Kind::Network {
                 model,

@@ -73,6 +73,7 @@ pub fn search_config(model: &Model, sims: Option<u32>, options: SearchOptions) -
         margin_weight: options.margin.unwrap_or(search.margin_weight),
         c_scale: options.c_scale.unwrap_or(search.c_scale),
         prove: options.prove.unwrap_or(search.prove),
+        minimax_weight: options.minimax.unwrap_or(search.minimax_weight),
         ..search
     }
 }
@@ -112,5 +113,40 @@ impl Bot for PolicyBot {
             }
         };
         Move::from_action(action, pits)
+    }
+
+    /// The network's best of `moves`: by the database's exact values first where it covers the
+    /// position, then by the search's improved policy (or the logits without search).
+    fn choose_among(&mut self, pos: &Position, moves: &[Move], rng: &mut GameRng) -> Move {
+        let pits = pos.rules().pits();
+        let allowed: Vec<usize> = moves.iter().map(|m| m.action(pits)).collect();
+        let pick = |scores: &[f32], among: &[usize]| {
+            let a = best_logit(scores, among.iter().copied()).expect("moves is not empty");
+            Move::from_action(a, pits)
+        };
+        if let Some(o) = self.oracle.as_deref()
+            && let Some(exact) = o.moves(pos)
+        {
+            let logits = logits(&mut *self.ev, pos);
+            let best: Vec<usize> = (exact.best().map(|m| m.action(pits)))
+                .filter(|a| allowed.contains(a))
+                .collect();
+            return pick(&logits, if best.is_empty() { &allowed } else { &best });
+        }
+        match self.sims {
+            None => pick(&logits(&mut *self.ev, pos), &allowed),
+            Some(_) => {
+                let oracle = self.oracle.as_deref().map(|o| o as &dyn Oracle);
+                let seed = rng.random();
+                let r =
+                    search_batch_with(&[*pos], &[0.0], &self.search, &mut *self.ev, oracle, seed);
+                let r = &r[0];
+                if allowed.contains(&r.action) {
+                    Move::from_action(r.action, pits)
+                } else {
+                    pick(&r.policy, &allowed)
+                }
+            }
+        }
     }
 }

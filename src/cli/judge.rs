@@ -56,6 +56,11 @@ pub struct JudgeArgs {
     /// (`:c_scale=X` of a `policy:` bot), for both networks. Default: the checkpoint's.
     #[arg(long, value_name = "X", requires = "simulations")]
     c_scale: Option<f64>,
+    /// With `--simulations`: the weight A of implicit minimax backups, each edge's Q being
+    /// `(1 - A) * mean + A * minimax` (`:minimax=A` of a `policy:` bot), for both networks.
+    /// Default: the checkpoint's (0).
+    #[arg(long, value_name = "A", requires = "simulations")]
+    minimax_weight: Option<f64>,
     /// Also score the network alone on the two held-out sets inside the endgame database (drawn
     /// as training draws and as the judge draws; built once into the solver's cache), with
     /// `--against` paired on them too (`heldout` in the JSON).
@@ -99,6 +104,11 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
             scales.end()
         );
     }
+    if a.minimax_weight
+        .is_some_and(|w| crate::bots::options::minimax_weight(w).is_err())
+    {
+        anyhow::bail!("--minimax-weight must be a number from 0 to 1");
+    }
     if a.moves_mix.is_some_and(|w| !(0.0..=100.0).contains(&w)) {
         anyhow::bail!("--moves-mix must be a number from 0 to 100");
     }
@@ -114,6 +124,7 @@ pub fn run(a: JudgeArgs) -> anyhow::Result<()> {
         prove: a.prove,
         margin_weight: a.margin_weight,
         c_scale: a.c_scale,
+        minimax_weight: a.minimax_weight,
         heldout: a
             .heldout
             .then_some((a.heldout_positions as usize, a.heldout_db_seeds)),

@@ -19,7 +19,9 @@ pub struct PlayArgs {
     side: String,
     /// Opponent strength: easy (greedy), medium (minimax:6), hard (the network trained for exactly
     /// these rules with 64 simulations, or mcts:2000 without one; $KALAHA_CHECKPOINTS, then
-    /// ./checkpoints), perfect (the exact solver).
+    /// ./checkpoints), strongest (also `perfect`: the exact solver guarding hard's search, 0.9 s a
+    /// move; it says of each move whether it proved it best, proved it keeps the result, or proved
+    /// nothing in time; the solver alone without a network).
     #[arg(
         long,
         default_value = "hard",
@@ -28,7 +30,8 @@ pub struct PlayArgs {
     )]
     level: String,
     /// Any bot spec as the opponent instead of a level: random, greedy, minimax:D, mcts:N, solver,
-    /// policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:db=off|N], policy:auto[:SIMS] (the network trained for these rules).
+    /// guard:SECONDS:SPEC (the solver guarding another bot),
+    /// policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:db=off|N], policy:auto[:SIMS] (the network trained for these rules).
     #[arg(long, value_name = "SPEC")]
     opponent: Option<String>,
     /// Play both sides yourself, with undo and redo.
@@ -81,11 +84,15 @@ pub fn run(a: PlayArgs) -> anyhow::Result<()> {
             Some(s) => s.parse()?,
             None => {
                 let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
-                let ck = if level == Level::Hard {
+                let ck = if matches!(level, Level::Hard | Level::Perfect) {
                     match network(&mut ctx, &rules) {
                         Ok(p) => Some(p),
                         Err(why) => {
-                            eprintln!("kalaha: {why}; level hard plays mcts:2000 instead");
+                            let instead = match level {
+                                Level::Hard => "level hard plays mcts:2000",
+                                _ => "level strongest is the exact solver alone",
+                            };
+                            eprintln!("kalaha: {why}; {instead} instead");
                             None
                         }
                     }

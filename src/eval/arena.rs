@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use crate::bots::BATCHED_GAMES;
-use crate::bots::{Gate, Player, Tally, game_rng, play_game_gated, play_on_threads};
+use crate::bots::{Gate, Player, Tally, game_rng, play_game_proved, play_on_threads};
 use crate::rules::{Game, Position, Side};
 
 /// Who plays whom.
@@ -56,6 +56,8 @@ pub struct ArenaGame {
     pub a_south: bool,
     /// The whole game.
     pub game: Game,
+    /// What the bot that made each move proved about it (none for bots that do not prove).
+    pub proofs: Vec<Option<crate::bots::guard::Proof>>,
 }
 
 impl ArenaGame {
@@ -188,7 +190,7 @@ impl Arena {
         let (a, b) = self.pairings()[p];
         let (south, north) = if a_south { (a, b) } else { (b, a) };
         let mut rng = game_rng(self.seed, j as u64);
-        let game = play_game_gated(
+        let (game, proofs) = play_game_proved(
             self.openings[o],
             &players[south],
             &players[north],
@@ -200,6 +202,7 @@ impl Arena {
             opening: o,
             a_south,
             game,
+            proofs,
         }
     }
 

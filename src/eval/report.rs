@@ -259,12 +259,49 @@ fn judgement_markdown(j: &Judgement) -> String {
             100.0 * sw.agree as f64 / sw.answers as f64
         );
     }
+    if let Some(t) = &j.proofs {
+        s += "\nIts own proofs, judged by the solver:\n\n| proven | moves | judged optimal | result changes |\n| --- | ---: | ---: | ---: |\n";
+        for (name, m) in [
+            ("best", &t.optimal),
+            ("keeps the result", &t.keeps_result),
+            ("nothing in time", &t.not_proven),
+        ] {
+            s += &format!(
+                "| {name} | {} | {} | {} |\n",
+                m.moves, m.optimal, m.result_changes
+            );
+        }
+    }
     if !j.vs_solver.is_empty() {
         let reached = j.vs_solver.iter().filter(|g| g.reached).count();
+        let b = &j.vs_solver_by_start;
+        let held = |h: &crate::eval::verdict::Held| {
+            format!(
+                "{} of {} ({:.0}%, 95% interval {:.0}-{:.0}%)",
+                h.held,
+                h.games,
+                100.0 * h.share,
+                100.0 * h.interval[0],
+                100.0 * h.interval[1]
+            )
+        };
+        let by_value: Vec<String> = (b.close_by_value.iter())
+            .map(|(v, h)| format!("{v:+}: {} of {}", h.held, h.games))
+            .collect();
         s += &format!(
             "\nAgainst `solver`: reached the game-theoretic result of the start in {reached} of {} games.\n\n\
+             | starts worth | games held |\n| --- | --- |\n\
+             | less than 0 (lost) | {} |\n\
+             | 0 to +{} (close: {}) | {} |\n\
+             | more than +{} (wide) | {} |\n\n\
              | game | seat | start | value | margin | reached |\n| ---: | --- | --- | ---: | ---: | --- |\n",
-            j.vs_solver.len()
+            j.vs_solver.len(),
+            held(&b.lost),
+            crate::eval::verdict::CLOSE_SEEDS,
+            by_value.join(", "),
+            held(&b.close),
+            crate::eval::verdict::CLOSE_SEEDS,
+            held(&b.wide),
         );
         for g in &j.vs_solver {
             s += &format!(

@@ -137,6 +137,89 @@ pub struct SolverGame {
     pub reached: bool,
 }
 
+/// Starts worth at most this many seeds to the judged player (and not lost) are **close**: the
+/// games a one-seed slip decides. Wider wins are **wide**; starts worth less than 0 are **lost**.
+pub const CLOSE_SEEDS: i32 = 4;
+
+/// Games against `solver` of one kind of start, and how many reached what the start is worth.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Held {
+    /// Games.
+    pub games: u32,
+    /// Of them, games that reached the start's result.
+    pub held: u32,
+    /// `held / games` (0 without games).
+    pub share: f64,
+    /// Wilson's 95% interval of that share.
+    pub interval: [f64; 2],
+}
+
+impl Held {
+    fn add(&mut self, reached: bool) {
+        self.games += 1;
+        self.held += u32::from(reached);
+        self.share = self.held as f64 / self.games as f64;
+        self.interval = wilson(self.held, self.games);
+    }
+}
+
+/// Wilson's score interval (95%) of `k` successes in `n` trials.
+pub fn wilson(k: u32, n: u32) -> [f64; 2] {
+    if n == 0 {
+        return [0.0, 1.0];
+    }
+    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.959_964);
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    [(centre - half).max(0.0), (centre + half).min(1.0)]
+}
+
+/// The games against `solver` by what their start is worth to the judged player: the yardstick
+/// that shows where games are lost (a lost start is always "reached"; a wide win almost always).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ByStart {
+    /// Every game.
+    pub all: Held,
+    /// Starts worth less than 0.
+    pub lost: Held,
+    /// Starts worth 0 to [`CLOSE_SEEDS`] seeds: the close games.
+    pub close: Held,
+    /// Starts worth more than [`CLOSE_SEEDS`].
+    pub wide: Held,
+    /// The close starts by their exact value (a draw, +1, +2, ...).
+    pub close_by_value: std::collections::BTreeMap<i32, Held>,
+}
+
+impl ByStart {
+    /// The tally of `games`.
+    pub fn of(games: &[SolverGame]) -> ByStart {
+        let mut b = ByStart::default();
+        for g in games {
+            b.all.add(g.reached);
+            if g.value < 0 {
+                b.lost.add(g.reached);
+            } else if g.value <= CLOSE_SEEDS {
+                b.close.add(g.reached);
+                b.close_by_value.entry(g.value).or_default().add(g.reached);
+            } else {
+                b.wide.add(g.reached);
+            }
+        }
+        b
+    }
+}
+
+/// A proving player's judged moves by the proof it gave each (see [`crate::bots::guard::Proof`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ProofTally {
+    /// Moves it proved best.
+    pub optimal: MoveStats,
+    /// Moves it proved to keep the result.
+    pub keeps_result: MoveStats,
+    /// Moves it proved nothing about in time.
+    pub not_proven: MoveStats,
+}
+
 /// The judgement of one player.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Judgement {
@@ -154,8 +237,14 @@ pub struct Judgement {
     pub unsolved: u32,
     /// The moves that changed the result, in game order.
     pub changes: Vec<ResultChange>,
+    /// Its moves by what it proved itself when it played them (a `guard:` bot), each judged:
+    /// a proven label the judge contradicts would be a bug.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proofs: Option<ProofTally>,
     /// Its games against `solver`, if there were any.
     pub vs_solver: Vec<SolverGame>,
+    /// Those games by what their start is worth (lost, close, wide), with the share held.
+    pub vs_solver_by_start: ByStart,
     /// Its answers where `swap` was open (pie rule), if it had any.
     pub swap_answers: SwapAnswers,
     /// Distinct positions the solver analysed.
@@ -191,6 +280,7 @@ pub fn verdict(
     let started = std::time::Instant::now();
     // (game, ply, position, move) of every move the player made.
     let mut moves: Vec<(usize, usize, Position, Move)> = Vec::new();
+    let mut proofs: HashMap<(usize, usize), crate::bots::guard::Proof> = HashMap::new();
     for (gi, g) in games.iter().enumerate() {
         let (a, b) = pairings[g.pairing];
         if a != player && b != player {
@@ -200,6 +290,9 @@ pub fn verdict(
         for (ply, (h, by_a)) in g.game.history().iter().zip(g.movers_are_a()).enumerate() {
             if by_a == is_a {
                 moves.push((gi, ply + 1, h.before, h.mv));
+                if let Some(Some(p)) = g.proofs.get(ply) {
+                    proofs.insert((gi, ply + 1), *p);
+                }
             }
         }
     }
@@ -252,6 +345,15 @@ pub fn verdict(
         let changed = class(chosen) < class(value);
         let phase = Phase::of(pos);
         j.all.add(loss, changed);
+        if let Some(p) = proofs.get(&(*gi, *ply)) {
+            use crate::bots::guard::Proof;
+            let t = j.proofs.get_or_insert_with(ProofTally::default);
+            match p {
+                Proof::Optimal => t.optimal.add(loss, changed),
+                Proof::KeepsResult => t.keeps_result.add(loss, changed),
+                Proof::NotProven => t.not_proven.add(loss, changed),
+            }
+        }
         match phase {
             Phase::Opening => j.opening.add(loss, changed),
             Phase::Middle => j.middle.add(loss, changed),
@@ -280,7 +382,13 @@ pub fn verdict(
     for s in [&mut j.all, &mut j.opening, &mut j.middle, &mut j.endgame] {
         s.finish();
     }
+    if let Some(t) = j.proofs.as_mut() {
+        for s in [&mut t.optimal, &mut t.keeps_result, &mut t.not_proven] {
+            s.finish();
+        }
+    }
     j.vs_solver = versus_solver(solver, players, pairings, games, player, stop);
+    j.vs_solver_by_start = ByStart::of(&j.vs_solver);
     j.seconds = started.elapsed().as_secs_f64();
     j
 }
@@ -331,4 +439,63 @@ fn versus_solver(
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(value: i32, reached: bool) -> SolverGame {
+        SolverGame {
+            game: 0,
+            seat: Side::South,
+            start: String::new(),
+            value,
+            margin: 0,
+            reached,
+        }
+    }
+
+    #[test]
+    fn games_against_the_solver_are_told_apart_by_what_their_start_is_worth() {
+        let games = [
+            game(-10, true),
+            game(-2, true),
+            game(0, false),
+            game(0, true),
+            game(2, false),
+            game(4, true),
+            game(5, false),
+            game(12, true),
+        ];
+        let b = ByStart::of(&games);
+        assert_eq!((b.all.games, b.all.held), (8, 5));
+        assert_eq!((b.lost.games, b.lost.held), (2, 2));
+        assert_eq!(
+            (b.close.games, b.close.held),
+            (4, 2),
+            "0, 0, +2 and +4 are close"
+        );
+        assert_eq!((b.wide.games, b.wide.held), (2, 1), "+5 and +12 are wide");
+        assert_eq!(b.close.share, 0.5);
+        let values: Vec<(i32, u32, u32)> = (b.close_by_value.iter())
+            .map(|(v, h)| (*v, h.games, h.held))
+            .collect();
+        assert_eq!(values, [(0, 2, 1), (2, 1, 0), (4, 1, 1)]);
+    }
+
+    #[test]
+    fn wilson_intervals_hold_the_share_and_narrow_with_games() {
+        // 58 of 124 (the close starts of the committed network's 400 games): about 38-56%.
+        let [lo, hi] = wilson(58, 124);
+        assert!(
+            (lo - 0.381).abs() < 0.005 && (hi - 0.555).abs() < 0.005,
+            "{lo} {hi}"
+        );
+        let [lo2, hi2] = wilson(580, 1240);
+        assert!(lo2 > lo && hi2 < hi);
+        assert_eq!(wilson(0, 0), [0.0, 1.0]);
+        let [lo, hi] = wilson(10, 10);
+        assert!(hi > 0.9999 && lo > 0.70 && lo < 0.74, "{lo} {hi}");
+    }
 }

@@ -180,9 +180,15 @@ impl Session {
         }
         let pos = *self.position();
         let who = self.label(pos.to_move());
-        let mv = self.bot.as_mut()?.choose(&pos, &mut self.rng);
+        let bot = self.bot.as_mut()?;
+        let mv = bot.choose(&pos, &mut self.rng);
+        let proof = bot.last_proof();
         self.game.play(mv).expect("bots play legal moves");
-        Some(describe(self.game.last().expect("just played"), &who))
+        let said = describe(self.game.last().expect("just played"), &who);
+        Some(match proof {
+            Some(p) => format!("{said} ({})", p.words()),
+            None => said,
+        })
     }
 
     /// Takes back moves until the person is to move again (one move in practice mode).
@@ -322,6 +328,10 @@ impl Session {
 /// Simulations of search per move of level `hard`'s network.
 pub const HARD_SIMULATIONS: u32 = 64;
 
+/// Seconds the solver of level `strongest` works on each move before the network's search
+/// chooses among the moves it has not ruled out.
+pub const STRONGEST_SECONDS: f64 = 0.9;
+
 /// An opponent's strength, as `kalaha play --level` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -332,7 +342,10 @@ pub enum Level {
     /// `hard`: the network trained for the rules, with [`HARD_SIMULATIONS`] simulations of search
     /// and its endgame database (or mcts:2000 without one).
     Hard,
-    /// `perfect`: the exact solver.
+    /// `strongest` (also `perfect`, its older name): the exact solver guarding the `hard`
+    /// network's search ([`crate::bots::guard`]): it plays a move it proves best within
+    /// [`STRONGEST_SECONDS`], never one it proves to change the result, and says which it played;
+    /// without a network for the rules, the exact solver alone.
     Perfect,
 }
 
@@ -344,9 +357,9 @@ impl std::str::FromStr for Level {
             "easy" => Ok(Level::Easy),
             "medium" => Ok(Level::Medium),
             "hard" => Ok(Level::Hard),
-            "perfect" => Ok(Level::Perfect),
+            "strongest" | "perfect" => Ok(Level::Perfect),
             other => Err(format!(
-                "unknown level '{other}' (expected easy, medium, hard or perfect)"
+                "unknown level '{other}' (expected easy, medium, hard or strongest)"
             )),
         }
     }
@@ -367,9 +380,15 @@ impl Level {
                 margin: None,
                 c_scale: None,
                 prove: None,
+                minimax: None,
                 db: crate::bots::PlayDb::Default,
             },
             (Level::Hard, _) => BotSpec::Mcts(2000),
+            #[cfg(feature = "train")]
+            (Level::Perfect, Some(path)) => BotSpec::Guard {
+                millis: (STRONGEST_SECONDS * 1000.0) as u32,
+                inner: Box::new(Level::Hard.spec(Some(path))),
+            },
             (Level::Perfect, _) => BotSpec::Solver,
         }
     }

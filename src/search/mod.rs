@@ -153,6 +153,15 @@ pub struct SearchConfig {
     /// Optional, default false (the search of earlier runs).
     #[serde(default)]
     pub prove: bool,
+    /// Weight `a` of implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant, "Monte
+    /// Carlo Tree Search with heuristic evaluations using implicit minimax backups", 2014): every
+    /// node also keeps the minimax value of the evaluations below it (the best of its visited
+    /// children's, a leaf's own evaluation, a solved node's exact value), and an edge's Q is
+    /// `(1 - a) * mean + a * minimax` wherever the search reads one (the Q transform, the root's
+    /// halving, the reported `q` and value). 0 (the default) is the mean alone; Kalah's close
+    /// games turn on one reply that a mean over visits dilutes.
+    #[serde(default)]
+    pub minimax_weight: f32,
 }
 
 impl SearchConfig {
@@ -171,6 +180,7 @@ impl Default for SearchConfig {
             c_scale: 1.0,
             margin_weight: 0.0,
             prove: false,
+            minimax_weight: 0.0,
         }
     }
 }
@@ -225,6 +235,10 @@ struct Node {
     /// The best exact utility among the solved children, for the player to move here (with
     /// [`SearchConfig::prove`]; `-inf` if none): the node's value is at least this.
     lower: f32,
+    /// The minimax utility of the evaluations below, for the player to move here
+    /// ([`SearchConfig::minimax_weight`]): the node's own (or exact) value until a child is
+    /// visited, then the best of its visited children's.
+    minimax: f32,
 }
 
 /// One game's tree and its root schedule.
@@ -247,6 +261,8 @@ struct Tree {
     pending: bool,
     /// [`SearchConfig::prove`].
     prove: bool,
+    /// [`SearchConfig::minimax_weight`].
+    minimax_weight: f32,
 }
 
 /// Final margin of a finished game for the player in `seat`, divided by all seeds.
@@ -272,6 +288,7 @@ fn new_node(pos: Position) -> Node {
         value_sum: 0.0,
         exact: None,
         lower: f32::NEG_INFINITY,
+        minimax: 0.0,
     }
 }
 
@@ -289,7 +306,7 @@ fn softmax(x: &mut [f32]) {
 }
 
 impl Tree {
-    fn new(root: Position, seed: u64, prove: bool) -> Tree {
+    fn new(root: Position, seed: u64, cfg: &SearchConfig) -> Tree {
         Tree {
             nodes: vec![new_node(root)],
             edges: Vec::new(),
@@ -303,7 +320,8 @@ impl Tree {
             path: Vec::new(),
             leaf: 0,
             pending: false,
-            prove,
+            prove: cfg.prove,
+            minimax_weight: cfg.minimax_weight,
         }
     }
 
@@ -312,6 +330,7 @@ impl Tree {
         let node = &mut self.nodes[n as usize];
         node.first_edge = self.edges.len() as u32;
         node.value = value;
+        node.minimax = value;
         let pits = node.pos.rules().pits();
         let pos = node.pos;
         let mut count = 0;
@@ -344,7 +363,42 @@ impl Tree {
             _ if self.prove => (c.value_sum / c.visits as f32).max(c.lower),
             _ => c.value_sum / c.visits as f32,
         };
+        let q = self.blend(q, c);
         Some(if e.flip { -q } else { q })
+    }
+
+    /// A node's mean utility blended with its minimax value ([`SearchConfig::minimax_weight`]);
+    /// a solved node's exact value is its own minimax value, so proofs pass through unchanged.
+    fn blend(&self, mean: f32, node: &Node) -> f32 {
+        match node.exact {
+            Some(x) if self.prove => x,
+            _ if self.minimax_weight > 0.0 => {
+                (1.0 - self.minimax_weight) * mean + self.minimax_weight * node.minimax
+            }
+            _ => mean,
+        }
+    }
+
+    /// The minimax value of node `n` from its visited children (its own value if none).
+    fn minimax_of(&self, n: u32) -> f32 {
+        let node = &self.nodes[n as usize];
+        if let Some(x) = node.exact {
+            return x;
+        }
+        let edges = &self.edges[node.first_edge as usize..][..node.edges as usize];
+        let mut best = f32::NEG_INFINITY;
+        for e in edges {
+            if e.child == NONE || self.nodes[e.child as usize].visits == 0 {
+                continue;
+            }
+            let m = self.nodes[e.child as usize].minimax;
+            best = best.max(if e.flip { -m } else { m });
+        }
+        if best == f32::NEG_INFINITY {
+            node.value
+        } else {
+            best
+        }
     }
 
     /// The exact utility of edge `e`'s child for the player at the edge's parent, if solved.
@@ -522,10 +576,12 @@ impl Tree {
                     let seat = if out.extra_turn { mover } else { mover.other() };
                     node.value = cfg.utility(result_for(&child, seat), margin_for(&child, seat));
                     node.exact = Some(node.value);
+                    node.minimax = node.value;
                 } else if let Some(v) = oracle.and_then(|o| o.final_margin(&child)) {
                     let total = child.rules().total_seeds().max(1) as f32;
                     node.value = cfg.utility(v.signum() as f32, v as f32 / total);
                     node.exact = Some(node.value);
+                    node.minimax = node.value;
                 }
                 let id = self.nodes.len() as u32;
                 self.nodes.push(node);
@@ -573,6 +629,12 @@ impl Tree {
         }
         if self.prove && self.nodes[self.leaf as usize].exact.is_some() {
             self.prove_path();
+        }
+        if self.minimax_weight > 0.0 {
+            for i in (0..self.path.len()).rev() {
+                let n = self.path[i].0;
+                self.nodes[n as usize].minimax = self.minimax_of(n);
+            }
         }
     }
 
@@ -648,11 +710,12 @@ impl Tree {
             Some(x) if proved => x,
             _ if root.visits > 0 => {
                 let mean = (root.value + root.value_sum) / (1 + root.visits) as f32;
-                if self.prove {
+                let mean = if self.prove {
                     mean.max(root.lower)
                 } else {
                     mean
-                }
+                };
+                self.blend(mean, root)
             }
             _ => root.value,
         };
@@ -746,6 +809,20 @@ pub fn search_batch_with(
     oracle: Option<&dyn Oracle>,
     seed: u64,
 ) -> Vec<SearchResult> {
+    let trees = grow(roots, temperatures, cfg, evaluator, oracle, seed);
+    let actions = roots.first().map_or(0, |p| p.rules().pits() + 1);
+    trees.par_iter().map(|t| t.result(cfg, actions)).collect()
+}
+
+/// Every root's tree after its search (the work of [`search_batch_with`]).
+fn grow(
+    roots: &[Position],
+    temperatures: &[f32],
+    cfg: &SearchConfig,
+    evaluator: &mut dyn Evaluator,
+    oracle: Option<&dyn Oracle>,
+    seed: u64,
+) -> Vec<Tree> {
     assert_eq!(
         roots.len(),
         temperatures.len(),
@@ -770,7 +847,7 @@ pub fn search_batch_with(
     let mut trees: Vec<Tree> = roots
         .iter()
         .enumerate()
-        .map(|(i, &p)| Tree::new(p, tree_seed(seed, i), cfg.prove))
+        .map(|(i, &p)| Tree::new(p, tree_seed(seed, i), cfg))
         .collect();
     let mut logits = Vec::new();
     let mut values = Vec::new();
@@ -839,7 +916,7 @@ pub fn search_batch_with(
                 }
             });
     }
-    trees.par_iter().map(|t| t.result(cfg, actions)).collect()
+    trees
 }
 
 #[cfg(test)]

@@ -947,3 +947,105 @@ fn a_proving_search_visits_a_solved_root_move_only_in_the_first_phase() {
         "the plain search never came back to a solved root move: the test shows nothing"
     );
 }
+
+/// The minimax value of node `n` recomputed from the tree's leaves up: a solved node's exact
+/// value, a node with no visited child its own evaluation, else the best of its visited
+/// children's for the player to move.
+fn negamax(t: &Tree, n: u32) -> f32 {
+    let node = &t.nodes[n as usize];
+    if let Some(x) = node.exact {
+        return x;
+    }
+    let edges = &t.edges[node.first_edge as usize..][..node.edges as usize];
+    let best = (edges.iter())
+        .filter(|e| e.child != NONE && t.nodes[e.child as usize].visits > 0)
+        .map(|e| {
+            let m = negamax(t, e.child);
+            if e.flip { -m } else { m }
+        })
+        .fold(f32::NEG_INFINITY, f32::max);
+    if best == f32::NEG_INFINITY {
+        node.value
+    } else {
+        best
+    }
+}
+
+#[test]
+fn minimax_backups_keep_every_node_at_the_negamax_of_its_subtree() {
+    // After the search, every visited node's minimax value equals the negamax of the evaluations
+    // below it, recomputed from the leaves: the backups kept it current along every path, with
+    // and without proving, with finished games and oracle positions as exact leaves.
+    let rules = Rules::new(4, 3).unwrap();
+    let roots = positions_with_a_choice(&rules, 30, 5);
+    let temps = vec![0.0; roots.len()];
+    let oracle = HashOracle(6);
+    let mut checked = 0;
+    for prove in [false, true] {
+        let cfg = SearchConfig {
+            simulations: 300,
+            considered_actions: 16,
+            margin_weight: 0.5,
+            prove,
+            minimax_weight: 0.5,
+            ..SearchConfig::default()
+        };
+        let trees = grow(&roots, &temps, &cfg, &mut HashEvaluator, Some(&oracle), 3);
+        for t in &trees {
+            for n in 0..t.nodes.len() as u32 {
+                let node = &t.nodes[n as usize];
+                if node.visits == 0 || node.first_edge == NONE {
+                    continue;
+                }
+                let want = negamax(t, n);
+                assert!(
+                    (node.minimax - want).abs() < 1e-6,
+                    "node {n} of {:?}: minimax {} but the subtree's negamax is {want}",
+                    t.nodes[0].pos,
+                    node.minimax
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} inner nodes checked");
+}
+
+#[test]
+fn reported_q_blends_the_mean_with_the_minimax_value() {
+    // Every visited root move's reported Q is `(1 - a) * mean + a * minimax` of its child, for
+    // the player at the root; with a = 0 it is the mean alone, as before minimax backups.
+    let rules = Rules::new(4, 3).unwrap();
+    let roots = positions_with_a_choice(&rules, 20, 9);
+    let temps = vec![0.0; roots.len()];
+    let mut differ = 0;
+    for weight in [0.0f32, 0.3] {
+        let cfg = SearchConfig {
+            simulations: 200,
+            considered_actions: 16,
+            minimax_weight: weight,
+            ..SearchConfig::default()
+        };
+        let trees = grow(&roots, &temps, &cfg, &mut HashEvaluator, None, 7);
+        for t in &trees {
+            let r = t.result(&cfg, rules.pits() + 1);
+            let root = &t.nodes[0];
+            for e in &t.edges[root.first_edge as usize..][..root.edges as usize] {
+                if e.child == NONE || t.nodes[e.child as usize].visits == 0 {
+                    continue;
+                }
+                let c = &t.nodes[e.child as usize];
+                let mean = c.value_sum / c.visits as f32;
+                let want = (1.0 - weight) * mean + weight * c.minimax;
+                let want = if e.flip { -want } else { want };
+                let got = r.q[e.action as usize].expect("a visited move has a Q");
+                assert!((got - want).abs() < 1e-5, "{got} != {want}");
+                differ += usize::from(weight > 0.0 && (mean - c.minimax).abs() > 1e-3);
+            }
+        }
+    }
+    assert!(
+        differ > 20,
+        "minimax and mean differ at only {differ} root moves"
+    );
+}

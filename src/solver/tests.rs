@@ -7,7 +7,7 @@ use rand::RngExt;
 use super::bench::midgame_positions;
 use super::endgame::{DbSource, Endgame, entries};
 use super::key::Encoder;
-use super::{Analysis, DbSize, Solver, SolverConfig};
+use super::{Analysis, DbSize, Detail, Solver, SolverConfig};
 use crate::rules::{Capture, End, Leftover, Move, Position, Rules, Side};
 
 /// Final margin for the player to move under perfect play: the whole tree, no table, no pruning.
@@ -248,6 +248,23 @@ fn a_time_limit_stops_with_bounds_that_hold_the_value() {
     solver.stop();
     let b = solver.analyse(&Position::start(&rules));
     assert!(b.lower <= v && v <= b.upper);
+}
+
+#[test]
+fn a_time_limit_holds_without_a_database_too() {
+    // Without a database the parallel splits give every move a searcher of its own that may
+    // finish in fewer nodes than a poll interval: each reads the clock when it starts, so a 1 ms
+    // limit stops the analysis of Kalah(6,3)'s start (about 5 M nodes in full) long before.
+    let rules = Rules::new(6, 3).unwrap();
+    let solver = Solver::new(&rules, &config(DbSize::Off, true, true)).unwrap();
+    let a = solver.analyse_with(
+        &Position::start(&rules),
+        Some(Duration::from_millis(1)),
+        Detail::Optimal,
+        None,
+    );
+    assert!(!a.complete(), "{a:?}");
+    assert!(a.nodes < 500_000, "{} nodes after a 1 ms limit", a.nodes);
 }
 
 #[test]

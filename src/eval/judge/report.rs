@@ -44,6 +44,8 @@ pub struct JudgeOptions {
     pub margin_weight: Option<f64>,
     /// With `simulations`: the Q transform's scale (default: the checkpoint's).
     pub c_scale: Option<f64>,
+    /// With `simulations`: the weight of implicit minimax backups (default: the checkpoint's).
+    pub minimax_weight: Option<f64>,
     /// Also the two held-out sets of this many positions, labelled by a database of this many
     /// seeds.
     pub heldout: Option<(usize, u32)>,
@@ -122,6 +124,9 @@ pub struct JudgeReport {
     /// With search: the Q transform's scale, where given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub c_scale: Option<f64>,
+    /// With search: the weight of implicit minimax backups, where given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimax_weight: Option<f64>,
     /// The paired comparison, with `against`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against: Option<Against>,
@@ -197,8 +202,13 @@ fn id_of(path: &str) -> String {
 
 /// Judges `o.network` as `o` says; `quiet` leaves out the progress lines on stderr.
 pub fn judge(o: &JudgeOptions, quiet: bool) -> anyhow::Result<JudgeReport> {
-    let options = SearchOptions::new(o.margin_weight, o.c_scale, o.prove.then_some(true))
-        .map_err(anyhow::Error::msg)?;
+    let options = SearchOptions::new(
+        o.margin_weight,
+        o.c_scale,
+        o.prove.then_some(true),
+        o.minimax_weight,
+    )
+    .map_err(anyhow::Error::msg)?;
     let (path, m, rules) = load_network(&o.network)?;
     let other = match &o.against {
         Some(spec) => {
@@ -276,6 +286,7 @@ pub fn judge(o: &JudgeOptions, quiet: bool) -> anyhow::Result<JudgeReport> {
         prove: searched.then_some(o.prove),
         margin_weight: o.margin_weight.filter(|_| searched),
         c_scale: o.c_scale.filter(|_| searched),
+        minimax_weight: o.minimax_weight.filter(|_| searched),
         against,
         heldout,
         time_limit: limit,
@@ -331,6 +342,8 @@ impl JudgeReport {
             let settings: Vec<String> = [
                 self.margin_weight.map(|w| format!("margin weight {w:.2}")),
                 self.c_scale.map(|x| format!("c_scale {x}")),
+                self.minimax_weight
+                    .map(|a| format!("minimax weight {a:.2}")),
             ]
             .into_iter()
             .flatten()
