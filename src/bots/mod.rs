@@ -561,7 +561,8 @@ mod tests {
         assert!(e("policy:ck:64:prove=yes").contains("expected prove=on or prove=off"));
         for bad in ["0", "-1", "101", "x", "nan", "inf", ""] {
             assert!(
-                e(&format!("policy:ck:64:c_scale={bad}")).contains("is not a number in 0.001..=100"),
+                e(&format!("policy:ck:64:c_scale={bad}"))
+                    .contains("is not a number in 0.001..=100"),
                 "c_scale={bad}"
             );
         }
