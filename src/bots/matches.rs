@@ -68,7 +68,7 @@ pub fn play_game_gated(
     play_game_proved(start, south, north, rng, gate).0
 }
 
-/// [`play_game_gated`], with what each move's bot proved about it ([`Bot::last_proof`]: none for
+/// [`play_game_gated`], with what each move's bot proved about it ([`super::Bot::last_proof`]: none for
 /// bots that do not prove), one per move of the game.
 pub fn play_game_proved(
     start: Position,
