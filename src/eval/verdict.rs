@@ -142,7 +142,7 @@ pub struct SolverGame {
 pub const CLOSE_SEEDS: i32 = 4;
 
 /// Games against `solver` of one kind of start, and how many reached what the start is worth.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Held {
     /// Games.
     pub games: u32,
@@ -152,6 +152,18 @@ pub struct Held {
     pub share: f64,
     /// Wilson's 95% interval of that share.
     pub interval: [f64; 2],
+}
+
+impl Default for Held {
+    /// No games: a share of 0 whose interval is everything, [0, 1].
+    fn default() -> Held {
+        Held {
+            games: 0,
+            held: 0,
+            share: 0.0,
+            interval: wilson(0, 0),
+        }
+    }
 }
 
 impl Held {
@@ -477,6 +489,12 @@ mod tests {
             "0, 0, +2 and +4 are close"
         );
         assert_eq!((b.wide.games, b.wide.held), (2, 1), "+5 and +12 are wide");
+        let none = ByStart::of(&games[..2]);
+        assert_eq!(
+            (none.close.games, none.close.interval),
+            (0, [0.0, 1.0]),
+            "no games, no knowledge"
+        );
         assert_eq!(b.close.share, 0.5);
         let values: Vec<(i32, u32, u32)> = (b.close_by_value.iter())
             .map(|(v, h)| (*v, h.games, h.held))
