@@ -128,27 +128,13 @@ pub fn guard(analysis: &Analysis) -> Guard {
     }
 }
 
-/// The last move a [`GuardBot`] chose, with what was proven about it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct GuardedMove {
-    /// The move.
-    pub mv: String,
-    /// What the solver proved about it.
-    pub proof: Proof,
-    /// Bounds on the position's value the solver proved (final margin for the mover).
-    pub lower: i32,
-    /// See `lower`.
-    pub upper: i32,
-    /// Seconds the solver worked.
-    pub solver_seconds: f64,
-}
-
 /// The guarded bot (see the module's documentation).
 pub struct GuardBot {
     solver: Arc<Solver>,
     limit: Duration,
     inner: Box<dyn Bot>,
-    last: Option<GuardedMove>,
+    /// What was proven about the last move chosen.
+    last: Option<Proof>,
 }
 
 impl GuardBot {
@@ -164,40 +150,26 @@ impl GuardBot {
     }
 
     /// The solver's guard at `pos` (not over), within the bot's time.
-    pub fn guard(&self, pos: &Position) -> (Guard, f64) {
-        let a = (self.solver).analyse_with(pos, Some(self.limit), Detail::Optimal, None);
-        (guard(&a), a.seconds)
+    pub fn guard(&self, pos: &Position) -> Guard {
+        guard(&(self.solver).analyse_with(pos, Some(self.limit), Detail::Optimal, None))
     }
 }
 
 impl Bot for GuardBot {
     fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
-        let (g, seconds) = self.guard(pos);
+        let g = self.guard(pos);
         let (moves, proof) = g.choices();
         let mv = if moves.len() == 1 {
             moves[0]
         } else {
             self.inner.choose_among(pos, moves, rng)
         };
-        self.last = Some(GuardedMove {
-            mv: mv.to_string(),
-            proof,
-            lower: g.lower,
-            upper: g.upper,
-            solver_seconds: seconds,
-        });
+        self.last = Some(proof);
         mv
     }
 
     fn last_proof(&self) -> Option<Proof> {
-        self.last.as_ref().map(|m| m.proof)
-    }
-}
-
-impl GuardBot {
-    /// The last move chosen, with its proof.
-    pub fn last(&self) -> Option<&GuardedMove> {
-        self.last.as_ref()
+        self.last
     }
 }
 

@@ -20,22 +20,23 @@ pub struct SearchOptions {
     pub minimax: Option<f32>,
 }
 
-/// A margin weight: a number from 0 to 1.
-pub fn margin_weight(w: f64) -> Result<f32, String> {
+/// A weight named `what`: a number from 0 to 1.
+fn weight(what: &str, w: f64) -> Result<f32, String> {
     if (0.0..=1.0).contains(&w) {
         Ok(w as f32)
     } else {
-        Err(format!("margin weight {w} is not a number from 0 to 1"))
+        Err(format!("{what} {w} is not a number from 0 to 1"))
     }
+}
+
+/// A margin weight: a number from 0 to 1.
+pub fn margin_weight(w: f64) -> Result<f32, String> {
+    weight("margin weight", w)
 }
 
 /// A minimax-backup weight: a number from 0 to 1.
 pub fn minimax_weight(a: f64) -> Result<f32, String> {
-    if (0.0..=1.0).contains(&a) {
-        Ok(a as f32)
-    } else {
-        Err(format!("minimax weight {a} is not a number from 0 to 1"))
-    }
+    weight("minimax weight", a)
 }
 
 /// A Q-transform scale: a number in [`PLAY_C_SCALES`].

@@ -14,9 +14,7 @@ use crate::env::rng::GameRng;
 use crate::nn::NetEvaluator;
 use crate::nn::model::Model;
 use crate::rules::{Move, Position};
-use crate::search::{
-    Evaluator, Oracle, SearchConfig, best_logit, greedy_actions, search_batch_with,
-};
+use crate::search::{Evaluator, Oracle, SearchConfig, best_logit, search_batch_with};
 use crate::solver::EndgameOracle;
 
 /// A network player.
@@ -96,27 +94,14 @@ pub fn logits(ev: &mut dyn Evaluator, pos: &Position) -> Vec<f32> {
 
 impl Bot for PolicyBot {
     fn choose(&mut self, pos: &Position, rng: &mut GameRng) -> Move {
-        let pits = pos.rules().pits();
-        if let Some(o) = self.oracle.as_deref()
-            && o.covers(pos)
-        {
-            let logits = logits(&mut *self.ev, pos);
-            return exact_choice(o, pos, &logits).expect("the database covers the position");
-        }
-        let action = match self.sims {
-            None => greedy_actions(&[*pos], &mut *self.ev)[0],
-            Some(_) => {
-                let oracle = self.oracle.as_deref().map(|o| o as &dyn Oracle);
-                let seed = rng.random();
-                search_batch_with(&[*pos], &[0.0], &self.search, &mut *self.ev, oracle, seed)[0]
-                    .action
-            }
-        };
-        Move::from_action(action, pits)
+        let legal: Vec<Move> = pos.legal_moves().iter().collect();
+        self.choose_among(pos, &legal, rng)
     }
 
-    /// The network's best of `moves`: by the database's exact values first where it covers the
-    /// position, then by the search's improved policy (or the logits without search).
+    /// The network's best of `moves`: where the database covers the position, the highest logit
+    /// among the moves of the best exact value (among all of `moves` if none of those is one);
+    /// else the search's move if it is one of them, or their highest in the improved policy (the
+    /// highest logit without search).
     fn choose_among(&mut self, pos: &Position, moves: &[Move], rng: &mut GameRng) -> Move {
         let pits = pos.rules().pits();
         let allowed: Vec<usize> = moves.iter().map(|m| m.action(pits)).collect();

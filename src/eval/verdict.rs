@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::arena::ArenaGame;
 use crate::bots::Player;
+use crate::bots::guard::Proof;
 use crate::rules::{Move, Position, Side};
 use crate::solver::{Analysis, Solver, swap_answer_agrees};
 
@@ -290,9 +291,8 @@ pub fn verdict(
     stop: &AtomicBool,
 ) -> Judgement {
     let started = std::time::Instant::now();
-    // (game, ply, position, move) of every move the player made.
-    let mut moves: Vec<(usize, usize, Position, Move)> = Vec::new();
-    let mut proofs: HashMap<(usize, usize), crate::bots::guard::Proof> = HashMap::new();
+    // (game, ply, position, move, what the player proved of it) of every move the player made.
+    let mut moves: Vec<(usize, usize, Position, Move, Option<Proof>)> = Vec::new();
     for (gi, g) in games.iter().enumerate() {
         let (a, b) = pairings[g.pairing];
         if a != player && b != player {
@@ -301,10 +301,8 @@ pub fn verdict(
         let is_a = a == player;
         for (ply, (h, by_a)) in g.game.history().iter().zip(g.movers_are_a()).enumerate() {
             if by_a == is_a {
-                moves.push((gi, ply + 1, h.before, h.mv));
-                if let Some(Some(p)) = g.proofs.get(ply) {
-                    proofs.insert((gi, ply + 1), *p);
-                }
+                let proof = g.proofs.get(ply).copied().flatten();
+                moves.push((gi, ply + 1, h.before, h.mv, proof));
             }
         }
     }
@@ -333,7 +331,7 @@ pub fn verdict(
         positions: distinct.len(),
         ..Judgement::default()
     };
-    for (gi, ply, pos, mv) in &moves {
+    for (gi, ply, pos, mv, proof) in &moves {
         let a = analyses[index[&pos.to_string()]].as_ref();
         let (Some(value), Some(chosen)) = (
             a.and_then(|a| a.value()),
@@ -357,8 +355,7 @@ pub fn verdict(
         let changed = class(chosen) < class(value);
         let phase = Phase::of(pos);
         j.all.add(loss, changed);
-        if let Some(p) = proofs.get(&(*gi, *ply)) {
-            use crate::bots::guard::Proof;
+        if let Some(p) = proof {
             let t = j.proofs.get_or_insert_with(ProofTally::default);
             match p {
                 Proof::Optimal => t.optimal.add(loss, changed),
