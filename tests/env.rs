@@ -553,3 +553,132 @@ fn set_games_restores_games_in_flight() {
         assert_eq!(&before, b.obs());
     }
 }
+
+/// A random legal action for every game of `env`, drawn from `rng`.
+fn random_actions(env: &VecEnv, rng: &mut kalaha::env::rng::GameRng) -> Vec<u32> {
+    (0..env.games())
+        .map(|i| {
+            let legal: Vec<u32> = (0..env.action_count() as u32)
+                .filter(|&x| env.mask()[[i, x as usize]])
+                .collect();
+            legal[rng.random_range(0..legal.len())]
+        })
+        .collect()
+}
+
+/// `step_skipping` (Gymnasium's next-step auto-reset in one call) and `reset_games` (its
+/// `reset_mask`), against the same steps made by `step` and `set_games` under every option: a
+/// skipped game stays as it was (its action not read, reward 0, not done), the others step as
+/// `step` steps them; `reset_games` restarts exactly the games marked; a refused call changes
+/// nothing.
+#[test]
+fn skipped_and_reset_games_match_step_and_set_games() {
+    for rules in rule_sets() {
+        let g = 24;
+        let mut a = VecEnv::new(rules, g, 8).unwrap();
+        let mut b = VecEnv::new(rules, g, 8).unwrap();
+        let mut rng = stream(5, 1);
+        let mut ended = vec![false; g];
+        for step in 0..120 {
+            let actions = random_actions(&b, &mut rng);
+            // Skip the games that ended in the last step (the next-step auto-reset) and a few more.
+            let skip: Vec<bool> = (0..g)
+                .map(|i| ended[i] || rng.random_range(0..6) == 0)
+                .collect();
+            // A skipped game's action is not read: an out-of-range one passes.
+            let given: Vec<u32> = (0..g)
+                .map(|i| if skip[i] { 99 } else { actions[i] })
+                .collect();
+            let kept: Vec<(Position, bool, u32)> = (0..g)
+                .map(|i| (b.position(i), b.swapped(i), b.game_len(i)))
+                .collect();
+            a.step_skipping(&given, &skip).unwrap();
+            b.step(&actions).unwrap();
+            let (b_reward, b_done) = (b.reward().to_vec(), b.done().to_vec());
+            let b_outcomes: Vec<_> = (0..g).map(|i| b.outcome(i)).collect();
+            let now: Vec<(Position, bool, u32)> = (0..g)
+                .map(|i| {
+                    if skip[i] {
+                        kept[i]
+                    } else {
+                        (b.position(i), b.swapped(i), b.game_len(i))
+                    }
+                })
+                .collect();
+            b.set_games(&now).unwrap();
+            let what = format!("{} step {step}", rules.describe());
+            assert_eq!(a.obs(), b.obs(), "{what}");
+            assert_eq!(a.mask(), b.mask(), "{what}");
+            assert_eq!(a.to_play(), b.to_play(), "{what}");
+            for i in 0..g {
+                assert_eq!(a.position(i), now[i].0, "{what} game {i}");
+                assert_eq!((a.swapped(i), a.game_len(i)), (now[i].1, now[i].2));
+                let (reward, done, outcome) = if skip[i] {
+                    (0.0, false, None)
+                } else {
+                    (b_reward[i], b_done[i], b_outcomes[i])
+                };
+                assert_eq!(
+                    (a.reward()[i], a.done()[i], a.outcome(i)),
+                    (reward, done, outcome),
+                    "{what} game {i}"
+                );
+            }
+            ended = a.done().to_vec();
+            // Now and then restart a few games, as Gymnasium's reset_mask does.
+            if step % 7 == 3 {
+                let which: Vec<bool> = (0..g).map(|_| rng.random_range(0..4) == 0).collect();
+                let (reward, done) = (a.reward().to_vec(), a.done().to_vec());
+                a.reset_games(&which).unwrap();
+                let start = Position::start(&rules);
+                let restarted: Vec<(Position, bool, u32)> = (0..g)
+                    .map(|i| if which[i] { (start, false, 0) } else { now[i] })
+                    .collect();
+                b.set_games(&restarted).unwrap();
+                assert_eq!(a.obs(), b.obs(), "{what}: reset_games");
+                assert_eq!(a.mask(), b.mask(), "{what}: reset_games");
+                assert_eq!(a.to_play(), b.to_play(), "{what}: reset_games");
+                for i in 0..g {
+                    assert_eq!(a.position(i), restarted[i].0);
+                    assert_eq!(
+                        (a.swapped(i), a.game_len(i)),
+                        (restarted[i].1, restarted[i].2)
+                    );
+                    let untouched = (reward[i], done[i]);
+                    let want = if which[i] { (0.0, false) } else { untouched };
+                    assert_eq!((a.reward()[i], a.done()[i]), want, "{what} game {i}");
+                }
+                ended = a.done().to_vec();
+            }
+        }
+        // Refused: wrong lengths, an illegal action in a game that is not skipped; nothing changes.
+        let before = snapshot(&a);
+        let skip = vec![false; g];
+        assert!(matches!(
+            a.step_skipping(&vec![0; g - 1], &skip),
+            Err(EnvError::Count {
+                what: "actions",
+                ..
+            })
+        ));
+        assert!(matches!(
+            a.step_skipping(&vec![0; g], &skip[1..]),
+            Err(EnvError::Count { what: "skip", .. })
+        ));
+        assert!(matches!(
+            a.reset_games(&skip[1..]),
+            Err(EnvError::Count { what: "which", .. })
+        ));
+        let mut bad = random_actions(&a, &mut rng);
+        bad[5] = rules.pits() as u32 + 1;
+        assert!(matches!(
+            a.step_skipping(&bad, &skip),
+            Err(EnvError::OutOfRange { game: 5, .. })
+        ));
+        let after = snapshot(&a);
+        assert_eq!(
+            (before.positions, before.obs, before.reward, before.done),
+            (after.positions, after.obs, after.reward, after.done)
+        );
+    }
+}

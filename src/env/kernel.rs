@@ -125,8 +125,35 @@ where
 
 /// Where each game's action comes from in a step.
 pub(crate) trait Choose: Sync {
-    /// The action of game `game`, whose legal actions are the bits of `legal`.
+    /// Whether [`Choose::choose`] may answer [`SKIP`] (the kernel tests for it only then).
+    const SKIPS: bool = false;
+    /// The action of game `game`, whose legal actions are the bits of `legal`, or [`SKIP`].
     fn choose(&self, game: usize, legal: u16, rng: &mut GameRng) -> usize;
+}
+
+/// The "action" of a game the step leaves as it is: no move, reward 0, not done, its outputs
+/// those it had (a next-step auto-reset's step for a game that ended in the step before, which
+/// the kernel reset then).
+pub(crate) const SKIP: usize = usize::MAX;
+
+/// Actions given by the caller, already checked to be legal, except in the games marked to be
+/// skipped.
+pub(crate) struct GivenOrSkip<'a> {
+    pub actions: &'a [u32],
+    pub skip: &'a [bool],
+}
+
+impl Choose for GivenOrSkip<'_> {
+    const SKIPS: bool = true;
+
+    #[inline(always)]
+    fn choose(&self, game: usize, _legal: u16, _rng: &mut GameRng) -> usize {
+        if self.skip[game] {
+            SKIP
+        } else {
+            self.actions[game] as usize
+        }
+    }
 }
 
 /// Actions given by the caller, already checked to be legal.
@@ -329,6 +356,11 @@ fn step_chunk<const M: usize, const WIDE: bool, C: Choose>(ctx: &Ctx, c: Chunk<'
         let mut swapped = c.swapped[j];
         let mover = pos.to_move;
         let action = choose.choose(c.start + j, c.legal[j], &mut c.rng[j]);
+        if C::SKIPS && action == SKIP {
+            c.reward[j] = 0.0;
+            c.done[j] = false;
+            continue;
+        }
         let len = c.len[j] + 1;
         let over = if action == M {
             let out = pos.play(Move::Swap);
@@ -365,11 +397,15 @@ fn step_chunk<const M: usize, const WIDE: bool, C: Choose>(ctx: &Ctx, c: Chunk<'
     }
 }
 
-/// Rewrites the legal bits, observation, mask and player of every game of `c` from its state.
-fn refresh_chunk<const M: usize>(ctx: &Ctx, c: Chunk<'_>) {
+/// Rewrites the legal bits, observation, mask and player of the games of `c` from their state:
+/// every game, or those `which` marks (indexed from the chunk's first game).
+fn refresh_chunk<const M: usize>(ctx: &Ctx, c: Chunk<'_>, which: Option<&[bool]>) {
     let (dim, na) = (2 * M + 4, M + 1);
     let rows = c.obs.chunks_exact_mut(dim).zip(c.mask.chunks_exact_mut(na));
     for (j, (obs, mask)) in rows.enumerate() {
+        if which.is_some_and(|w| !w[j]) {
+            continue;
+        }
         let pos = Position {
             cells: c.cells[j],
             to_move: c.seat[j],
@@ -430,9 +466,10 @@ pub(crate) fn step<C: Choose>(ctx: &Ctx, c: Chunk<'_>, grain: usize, choose: &C)
     with_pits!(ctx.rules.pits(), run::<C>, ctx, c, grain, choose)
 }
 
-/// Rewrites every game's legal bits, observation, mask and player from its state.
-pub(crate) fn refresh(ctx: &Ctx, c: Chunk<'_>) {
-    with_pits!(ctx.rules.pits(), refresh_chunk, ctx, c)
+/// Rewrites every game's legal bits, observation, mask and player from its state (only those
+/// `which` marks, if given).
+pub(crate) fn refresh(ctx: &Ctx, c: Chunk<'_>, which: Option<&[bool]>) {
+    with_pits!(ctx.rules.pits(), refresh_chunk, ctx, c, which)
 }
 
 /// The kernel compiled for AVX2-era x86-64 CPUs, chosen at run time: 32-byte board adds in one

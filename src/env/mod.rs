@@ -32,6 +32,12 @@
 //! (the final position, seen from the seat of the player who made the last move),
 //! `final_score` and `final_len` describe the finished game until the next step.
 //!
+//! The other modes of Gymnasium are built on it in one call a step: [`VecEnv::step_skipping`]
+//! leaves the games it is told to skip as they are (reward 0, not done), so a caller that showed a
+//! finished game's final observation skips it in the next step, which then shows the new game the
+//! kernel already started (`NEXT_STEP`); [`VecEnv::reset_games`] restarts the games marked, and
+//! only those (`reset_mask`).
+//!
 //! # Determinism
 //! Game `i` draws its randomness (for [`VecEnv::step_random`] and the sampling helpers) from its own
 //! stream seeded by `(seed, i)`, so the same seed gives the same games whatever the number of

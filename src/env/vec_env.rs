@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::rules::{Move, Phase, Position, Rules, Side};
 
 use super::error::EnvError;
-use super::kernel::{self, Chunk, Ctx, Given, Uniform};
+use super::kernel::{self, Chunk, Ctx, Given, GivenOrSkip, Uniform};
 use super::obs::{action_count, obs_dim};
 use super::rng::GameRng;
 use super::state::{Reader, StateError, Writer};
@@ -137,7 +137,34 @@ impl VecEnv {
         self.reward.fill(0.0);
         self.done.fill(false);
         let ctx = self.ctx;
-        kernel::refresh(&ctx, self.chunk());
+        kernel::refresh(&ctx, self.chunk(), None);
+    }
+
+    /// Puts the games that `which` marks at the start position, with rewards 0 and done flags
+    /// cleared, their random streams kept; other games are not touched. The per-game reset of a
+    /// vector environment whose caller restarts games itself (Gymnasium's `reset_mask`). Work
+    /// grows with the games reset, not the batch.
+    pub fn reset_games(&mut self, which: &[bool]) -> Result<(), EnvError> {
+        if which.len() != self.games {
+            return Err(EnvError::Count {
+                what: "which",
+                expected: self.games,
+                got: which.len(),
+            });
+        }
+        let start = self.ctx.start;
+        for i in (0..self.games).filter(|&i| which[i]) {
+            self.cells[i] = start.cells;
+            self.seat[i] = start.to_move;
+            self.phase[i] = start.phase;
+            self.swapped[i] = false;
+            self.len[i] = 0;
+            self.reward[i] = 0.0;
+            self.done[i] = false;
+        }
+        let ctx = self.ctx;
+        kernel::refresh(&ctx, self.chunk(), Some(which));
+        Ok(())
     }
 
     /// Games per parallel piece of a step (default [`DEFAULT_GRAIN`]). Results never depend on it.
@@ -255,7 +282,7 @@ impl VecEnv {
         self.reward.fill(0.0);
         self.done.fill(false);
         let ctx = self.ctx;
-        kernel::refresh(&ctx, self.chunk());
+        kernel::refresh(&ctx, self.chunk(), None);
         Ok(())
     }
 
@@ -392,6 +419,39 @@ impl VecEnv {
     pub fn step(&mut self, actions: &[u32]) -> Result<(), EnvError> {
         self.check(actions)?;
         self.step_checked(actions);
+        Ok(())
+    }
+
+    /// [`VecEnv::step`] in the games that `skip` leaves out; the games it marks are left as they
+    /// are, with reward 0 and not done (their action is not read). With the same-step reset every
+    /// step makes, this is Gymnasium's next-step auto-reset in one call: a game that ended in the
+    /// last step shows its final observation to the caller, and in this step, skipped, it shows
+    /// the new game the last step already started.
+    pub fn step_skipping(&mut self, actions: &[u32], skip: &[bool]) -> Result<(), EnvError> {
+        if skip.len() != self.games {
+            return Err(EnvError::Count {
+                what: "skip",
+                expected: self.games,
+                got: skip.len(),
+            });
+        }
+        if actions.len() != self.games {
+            return Err(EnvError::Count {
+                what: "actions",
+                expected: self.games,
+                got: actions.len(),
+            });
+        }
+        let ok = |i: usize| {
+            let a = actions[i];
+            skip[i] || a < 16 && (self.legal[i] >> a) & 1 != 0
+        };
+        if let Some(game) = (0..self.games).find(|&i| !ok(i)) {
+            return Err(self.illegal(game, actions[game]));
+        }
+        let (ctx, grain) = (self.ctx, self.grain);
+        let choose = GivenOrSkip { actions, skip };
+        kernel::step(&ctx, self.chunk(), grain, &choose);
         Ok(())
     }
 
