@@ -137,7 +137,9 @@ class VecEnv:
         self, which: npt.NDArray[np.bool_]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.uint8]]: ...
     def step(
-        self, actions: Union[npt.ArrayLike, Sequence[int]]
+        self,
+        actions: Union[npt.ArrayLike, Sequence[int]],
+        skip: Optional[npt.NDArray[np.bool_]] = None,
     ) -> tuple[
         npt.NDArray[np.float32],
         npt.NDArray[np.bool_],

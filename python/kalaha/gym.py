@@ -453,20 +453,18 @@ class KalahVectorEnv(VectorEnv):
                     f"games {games} have ended and the auto-reset is disabled: "
                     "reset them with reset(options={'reset_mask': mask}) first"
                 )
-            # NEXT_STEP: these games are already at the start in the native env; play any legal
-            # move there (action 0 is always legal at the start) and put them back after.
+            # NEXT_STEP: the native env reset these games when they ended; this step leaves them
+            # there (their actions are not played), so they show the new game's start.
             actions = np.where(ended, 0, actions)
-        obs, mask, to_play, reward, done = self._env.step(actions)
+            obs, mask, to_play, reward, done = self._env.step(actions, ended)
+        else:
+            obs, mask, to_play, reward, done = self._env.step(actions)
         infos: dict[str, Any] = {}
         if done.any():
             final_obs = self._env.final_obs()
             score, length = self._env.final_score(), self._env.final_len()
-        restart = ended | illegal
-        if restart.any():
-            obs, mask, to_play = self._env.reset_games(restart)
-            reward[ended] = 0.0
-            done = done & ~ended
         if illegal.any():
+            obs, mask, to_play = self._env.reset_games(illegal)
             reward[illegal] = -1.0
             if not done.any():
                 final_obs = np.zeros_like(obs)

@@ -179,50 +179,35 @@ impl PyVecEnv {
 
     /// Puts the games where `which` (bool `[G]`) is true back at the start, leaving the others
     /// as they are (each game keeps its random stream), and returns `(obs, mask, to_play)` of
-    /// every game. The last step's rewards and done flags are cleared (read them first). For the
-    /// Gymnasium wrapper's next-step and disabled auto-reset modes.
+    /// every game. The reset games' rewards and done flags are cleared. Work grows with the games
+    /// reset, not with `G`. For the Gymnasium wrapper's `reset_mask`.
     fn reset_games<'py>(
         &mut self,
         py: Python<'py>,
         which: numpy::PyReadonlyArray1<'py, bool>,
     ) -> PyResult<StartOutputs<'py>> {
-        let which = which.as_array();
-        let n = self.env.games();
-        if which.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "which must be a bool array of {n} entries, not {}",
-                which.len()
-            )));
-        }
-        let start = kalaha::rules::Position::start(self.env.rules());
-        let games: Vec<_> = (0..n)
-            .map(|i| {
-                if which[i] {
-                    (start, false, 0)
-                } else {
-                    (
-                        self.env.position(i),
-                        self.env.swapped(i),
-                        self.env.game_len(i),
-                    )
-                }
-            })
-            .collect();
+        let which = which.as_array().to_vec();
         let env = &mut self.env;
-        py.detach(|| env.set_games(&games)).map_err(value_error)?;
+        py.detach(|| env.reset_games(&which)).map_err(value_error)?;
         Ok(self.start_outputs(py))
     }
 
     /// Plays `actions[i]` in game `i` for every game (games that end are reset in the same
     /// step) and returns `(obs, mask, to_play, reward, done)`. Actions: a 1-D integer array or
     /// sequence of length `G`. An illegal action raises `ValueError` and changes no game.
+    /// `skip` (bool `[G]`): games left as they are in this step (reward 0, not done; their action,
+    /// in range, is not played): Gymnasium's next-step auto-reset in one call, where a game that
+    /// ended in the last step (and was reset then) only shows its new start.
+    #[pyo3(signature = (actions, skip=None))]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
+        skip: Option<numpy::PyReadonlyArray1<'py, bool>>,
     ) -> PyResult<Outputs<'py>> {
         self.read_actions(actions)?;
-        self.step_actions(py)?;
+        let skip = skip.map(|s| s.as_array().to_vec());
+        self.step_actions(py, skip.as_deref())?;
         Ok(self.outputs(py))
     }
 
@@ -406,15 +391,19 @@ impl PyVecEnv {
         self.threads > 1 || self.env.games() >= PARALLEL_CHECK
     }
 
-    /// Steps with `self.actions`, GIL released.
-    fn step_actions(&mut self, py: Python<'_>) -> PyResult<()> {
+    /// Steps with `self.actions` (leaving the games `skip` marks as they are), GIL released.
+    fn step_actions(&mut self, py: Python<'_>, skip: Option<&[bool]>) -> PyResult<()> {
         let on_pool = self.on_pool();
         let (env, pool, actions) = (&mut self.env, &self.pool, &self.actions);
+        let step = |env: &mut VecEnv| match skip {
+            None => env.step(actions),
+            Some(skip) => env.step_skipping(actions, skip),
+        };
         py.detach(|| {
             if on_pool {
-                pool.install(|| env.step(actions))
+                pool.install(|| step(env))
             } else {
-                env.step(actions)
+                step(env)
             }
         })
         .map_err(value_error)?;
