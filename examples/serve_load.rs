@@ -192,7 +192,7 @@ fn main() -> anyhow::Result<()> {
         rows.push(row);
     }
     let out = json!({
-        "hard": server.app.engines.bot_name(kalaha::play::Level::Hard, &Rules::kalah64()),
+        "hard": server.app.engines.spec(kalaha::play::Level::Hard, &Rules::kalah64()),
         "games_per_level": a.games,
         "think_ms": a.think.as_millis() as u64,
         "rss_mib_at_start": rss_start,

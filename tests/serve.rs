@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use kalaha::rules::Rules;
 use kalaha::serve::client::request;
+use kalaha::serve::error::codes;
 use kalaha::serve::{Limits, Running, ServeConfig, spawn};
 use serde_json::{Value, json};
 
@@ -84,16 +85,40 @@ fn play_out(mut g: Value) -> Value {
     panic!("the game did not end: {g}");
 }
 
+/// No file path of the server in a bot's name: a spec other commands take.
+fn assert_no_path(spec: &str) {
+    assert!(
+        !spec.contains('/') && !spec.contains("checkpoints") && !spec.contains('\\'),
+        "a path in the bot's name: {spec}"
+    );
+}
+
 #[test]
 fn a_whole_game_at_each_level_and_in_practice() {
-    for level in ["easy", "medium", "hard", "perfect"] {
+    for level in ["easy", "medium", "hard", "strongest"] {
         let g = new_game(json!({"level": level, "seed": 1}));
         assert_eq!(g["level"], level);
-        assert!(g["bot"].as_str().unwrap().len() > 2);
+        let bot = g["bot"].as_str().unwrap();
+        assert!(bot.len() > 2);
+        assert_no_path(bot);
         if level == "hard" && cfg!(feature = "train") {
-            assert!(g["bot"].as_str().unwrap().starts_with("policy:"), "{g}");
+            assert_eq!(bot, "policy:auto:64", "{g}");
+            assert!(g["network"].as_str().unwrap().starts_with("kalah64"), "{g}");
         }
         let end = play_out(g);
+        // Every bot move says what was proven about it at the strongest level (and only there).
+        for h in end["history"].as_array().unwrap() {
+            let proof = &h["proof"];
+            if level == "strongest" && h["by"] == "bot" {
+                assert!(
+                    ["optimal", "keeps_result", "not_proven"]
+                        .contains(&proof.as_str().unwrap_or_default()),
+                    "{h}"
+                );
+            } else {
+                assert!(proof.is_null(), "{level}: {h}");
+            }
+        }
         assert!(end["position"]["result"].is_object(), "{end}");
         assert!(
             end["result_text"]
@@ -140,6 +165,67 @@ fn hard_games_at_once_share_forward_passes() {
     assert!(batches > 0, "{before} -> {after}");
     // Eight searches waiting on one thread: some forward passes carry several of them.
     assert!(positions > batches, "{before} -> {after}");
+}
+
+/// The strongest level (`perfect` before, still taken as its name): the solver of the server's
+/// pool guards level hard's bot. Deep in a game of Kalah(6,4) its moves are proven best; its
+/// levels answer names the spec (`guard:T:` and hard's spec, no path) and the network's release.
+#[test]
+fn the_strongest_level_guards_hard_and_says_what_it_proved() {
+    let levels = ok(
+        "POST",
+        "/api/levels",
+        Some(json!({"preset": "international"})),
+    );
+    let names: Vec<&str> = levels["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["level"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["easy", "medium", "hard", "strongest"], "{levels}");
+    let hard = levels["levels"][2]["bot"].as_str().unwrap().to_string();
+    let strongest = levels["levels"][3]["bot"].as_str().unwrap();
+    // The test server gives the solver 0.5 s a move.
+    assert_eq!(strongest, format!("guard:0.5:{hard}"), "{levels}");
+    for l in levels["levels"].as_array().unwrap() {
+        assert_no_path(l["bot"].as_str().unwrap());
+    }
+    if cfg!(feature = "train") {
+        assert_eq!(hard, "policy:auto:64");
+        assert_eq!(levels["levels"][3]["network"], levels["network"]);
+        assert!(
+            levels["network"].as_str().unwrap().starts_with("kalah64"),
+            "{levels}"
+        );
+    } else {
+        assert_eq!(hard, "mcts:2000");
+    }
+    // `perfect` is the same level by its older name; the game answers with the new one.
+    let g = new_game(json!({"level": "perfect", "side": "north", "seed": 4}));
+    assert_eq!(g["level"], "strongest");
+    assert_eq!(g["bot"], strongest);
+    let id = g["id"].as_str().unwrap().to_string();
+    let g = if g["bot_to_move"].as_bool().unwrap() {
+        ok("POST", &format!("/api/games/{id}/bot"), None)
+    } else {
+        g
+    };
+    let end = play_out(g);
+    let proofs: Vec<&str> = end["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["by"] == "bot")
+        .map(|h| h["proof"].as_str().unwrap())
+        .collect();
+    assert!(!proofs.is_empty(), "{end}");
+    // The last bot moves are deep in the endgame: proven best within the half second.
+    assert_eq!(proofs.last(), Some(&"optimal"), "{proofs:?}");
+    // The plies of the reply carry the proof too; undo and redo keep it.
+    let undone = ok("POST", &format!("/api/games/{id}/undo"), None);
+    let redone = ok("POST", &format!("/api/games/{id}/redo"), None);
+    assert_eq!(redone["history"], end["history"], "{undone}");
 }
 
 #[test]
@@ -195,9 +281,50 @@ fn a_hint_gives_the_network_at_once_and_the_solver_within_its_limit() {
     let total: f64 = moves.iter().map(|m| m["prior"].as_f64().unwrap()).sum();
     assert!((total - 1.0).abs() < 1e-3);
     assert!(moves.iter().any(|m| m["visits"].as_u64().unwrap() > 0));
+    // Nothing proven at time 0: the hint names the network's choice and says it is not proven.
+    assert_eq!(quick["hint"]["move"], quick["choice"], "{quick}");
+    assert_eq!(quick["hint"]["proof"], "not_proven", "{quick}");
+    assert!(quick["hint"]["lower"].is_null(), "{quick}");
     let full = ok("GET", &format!("/api/games/{id}/hint"), None);
     assert!(full["solver"]["lower"].is_number(), "{full}");
     assert!(full["moves"][0]["lower"].is_number());
+    for m in full["moves"].as_array().unwrap() {
+        assert!(
+            m["proof"].is_string() && m["changes_result"].is_boolean(),
+            "{m}"
+        );
+    }
+}
+
+/// A hint deep in a game is proven: it names the best move, what it does, and the result it
+/// keeps.
+#[test]
+fn a_hint_names_the_pit_what_it_does_and_what_is_proven() {
+    // 0,5,3,1,0,2,15/1,0,2,4,0,3,12 s: South's best is pit 6, worth +6 (the analysis test).
+    let a = ok(
+        "POST",
+        "/api/analyse",
+        Some(json!({"position": "0,5,3,1,0,2,15/1,0,2,4,0,3,12 s", "time_limit": 2})),
+    );
+    let h = &a["hint"];
+    assert_eq!(h["move"], 6, "{a}");
+    assert_eq!(h["proof"], "optimal", "{a}");
+    assert_eq!(
+        (h["lower"].as_i64(), h["upper"].as_i64()),
+        (Some(6), Some(6)),
+        "{a}"
+    );
+    // Pit 6 holds 2 seeds: one to the kalaha, one to North's pit 1. No extra turn, no capture.
+    assert_eq!(h["extra_turn"], false, "{a}");
+    assert_eq!(h["captured"], 0, "{a}");
+    // Every move says what its sowing leads to, for the analysis board to play it.
+    let m6 = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == 6)
+        .unwrap();
+    assert_eq!(m6["after"], "0,5,3,1,0,0,16/2,0,2,4,0,3,12 n", "{m6}");
 }
 
 #[test]
@@ -213,6 +340,13 @@ fn the_review_judges_every_move_and_the_record_reads_back() {
     let last = moves.last().unwrap();
     assert!(last["loss"].is_number(), "{last}");
     assert!(!last["best"].as_array().unwrap().is_empty());
+    assert_eq!(last["after"], end["position"]["notation"], "{last}");
+    assert_eq!(last["value_lower"], last["value_upper"], "{last}");
+    assert!(last["proof"].is_string(), "{last}");
+    // Each move follows from the one before: the review replays the game.
+    for w in moves.windows(2) {
+        assert_eq!(w[0]["after"], w[1]["before"]);
+    }
     for m in &r["mistakes"].as_array().unwrap()[..] {
         assert!(
             moves[m.as_u64().unwrap() as usize]["loss"]
@@ -515,6 +649,26 @@ fn bad_requests_get_a_4xx_naming_the_problem_and_change_nothing() {
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
     assert!(cases.len() >= 15);
+    // Every error has a code the page translates; the ones a player meets have their own.
+    for (what, _, (_, body)) in &cases {
+        let code = body["code"].as_str().unwrap_or_default();
+        assert!(codes::ALL.contains(&code), "{what}: no known code: {body}");
+    }
+    for (what, want) in [
+        ("empty pit", codes::ILLEGAL_MOVE),
+        ("game over", codes::GAME_OVER),
+        ("wrong turn: the bot's", codes::NOT_YOUR_MOVE),
+        ("redo with nothing undone", codes::NOTHING_TO_REDO),
+        ("undo at the start", codes::NOTHING_TO_UNDO),
+        ("too many seeds", codes::BAD_RULES),
+        ("bad record", codes::BAD_RECORD),
+        ("malformed position", codes::BAD_POSITION),
+        ("position over", codes::GAME_OVER),
+        ("unknown game", codes::GAME_GONE),
+    ] {
+        let body = &cases.iter().find(|c| c.0 == what).unwrap().2.1;
+        assert_eq!(body["code"], want, "{what}: {body}");
+    }
     let after = [state(&id), state(&over_id), state(&north_id)];
     assert_eq!(before, after, "a refused request changed a game");
 }
@@ -831,4 +985,101 @@ fn bad_rule_choices_are_refused_naming_the_problem() {
             Some(json!({"pits": 6, "seeds": 3, "capture": "off", "pie": true}))
         )["rules"]
     );
+}
+
+/// The page's words: one table a language (the JSON in `<script id="strings">`), each with every
+/// key of the English one and the same placeholders, none left in English in the Swedish, Danish
+/// or Norwegian table (but for the few words that are the same), a word for every error code the
+/// API sends, every level and every proof; and every key the page asks for by name is there.
+#[test]
+fn the_page_has_every_word_in_every_language() {
+    let page = include_str!("../src/serve/page.html");
+    let start = page
+        .find("<script type=\"application/json\" id=\"strings\">")
+        .expect("the strings' block");
+    let body = &page[start..];
+    let body = &body[body.find('>').unwrap() + 1..body.find("</script>").unwrap()];
+    let tables: serde_json::Map<String, Value> =
+        serde_json::from_str(body).expect("the strings are JSON");
+    let en = tables["en"].as_object().unwrap();
+    let placeholders = |s: &str| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .split('{')
+            .skip(1)
+            .filter_map(|p| p.split_once('}').map(|(k, _)| k.to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    // The same in every language: the board's name for a store, and two pure formats.
+    let same = ["store", "after_time", "opponent"];
+    let mut problems = Vec::new();
+    for lang in ["sv", "da", "no"] {
+        let table = tables[lang].as_object().unwrap();
+        for (key, word) in en {
+            match table.get(key).and_then(Value::as_str) {
+                None => problems.push(format!("{lang}: no '{key}'")),
+                Some(w) => {
+                    if placeholders(w) != placeholders(word.as_str().unwrap()) {
+                        problems.push(format!("{lang}: '{key}' has other placeholders: {w}"));
+                    }
+                    if w == word.as_str().unwrap() && !same.contains(&key.as_str()) {
+                        problems.push(format!("{lang}: '{key}' is left in English: {w}"));
+                    }
+                }
+            }
+        }
+        for key in table.keys() {
+            if !en.contains_key(key) {
+                problems.push(format!("{lang}: '{key}' is not in the English table"));
+            }
+        }
+    }
+    // Words the page builds its keys for.
+    let mut wanted: Vec<String> = codes::ALL.iter().map(|c| format!("err_{c}")).collect();
+    wanted.extend(["err_network", "err_unknown"].map(String::from));
+    for level in ["easy", "medium", "hard", "strongest"] {
+        wanted.push(format!("level_{level}"));
+    }
+    for proof in ["optimal", "keeps_result", "not_proven"] {
+        wanted.push(format!("proof_{proof}"));
+        wanted.push(format!("proof_bot_{proof}"));
+    }
+    for preset in kalaha::rules::Preset::ALL {
+        wanted.push(preset.name().to_string());
+    }
+    // Every t("key") and data-i18n="key" of the page.
+    // (A key built at run time, `t("level_" + l)`, is followed by `+`: those are listed above.)
+    for open in ["t(\"", "data-i18n=\""] {
+        for (at, _) in page.match_indices(open) {
+            // `t(` itself, not the end of `get(` or `split(`.
+            let before = page[..at].chars().next_back().unwrap_or(' ');
+            if before.is_alphanumeric() || before == '_' || before == '.' {
+                continue;
+            }
+            if let Some((key, rest)) = page[at + open.len()..].split_once('"')
+                && !rest.trim_start().starts_with('+')
+            {
+                wanted.push(key.to_string());
+            }
+        }
+    }
+    for key in wanted {
+        if !en.contains_key(&key) {
+            problems.push(format!("the page asks for '{key}', which no table has"));
+        }
+    }
+    // No player-facing word names a bot spec.
+    for (lang, table) in &tables {
+        for (key, word) in table.as_object().unwrap() {
+            let w = word.as_str().unwrap();
+            if ["policy:", "minimax:", "greedy", "mcts:", "guard:"]
+                .iter()
+                .any(|s| w.contains(s))
+            {
+                problems.push(format!("{lang}: '{key}' names a bot spec: {w}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

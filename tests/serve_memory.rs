@@ -1,5 +1,7 @@
-//! `kalaha serve`'s memory with many rule sets at level perfect (issue 54): the real binary, with
-//! its networks, its default limits and its default solver budget, plays one perfect move in each
+//! `kalaha serve`'s memory (issue 54). The networks: loaded once at start within their budget
+//! (`--network-memory-mb`), their resident memory no more than the server's estimate of it.
+//! The solvers, with many rule sets at the strongest level: the real binary, with
+//! its networks, its default limits and its default solver budget, plays one strongest move in each
 //! of 60 games on 60 rule sets, and its peak resident memory (the kernel's `VmHWM`) stays under
 //! [`BUDGET_MIB`], the figure "Running it for others" in `src/serve/mod.rs` documents. Each
 //! solver's table fills within one move (96 MiB), so without the solver budget the same run
@@ -64,19 +66,18 @@ fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16
     (r.status, r.json())
 }
 
-#[test]
-fn sixty_perfect_games_on_sixty_rule_sets_stay_within_the_memory_budget() {
-    let extra = std::env::var("KALAHA_SERVE_FLAGS").unwrap_or_default();
+/// Starts `kalaha serve` with `flags`; the server (killed when dropped), its pid and address.
+fn start(flags: &[&str]) -> (Server, u32, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kalaha"))
         .args(["serve", "--port", "0", "--json"])
-        .args(extra.split_whitespace())
+        .args(flags)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("kalaha serve starts");
     let stdout = child.stdout.take().unwrap();
     let pid = child.id();
-    let _server = Server(child);
+    let server = Server(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
     let url: Value = serde_json::from_str(&line).expect("the address as JSON");
@@ -87,6 +88,61 @@ fn sixty_perfect_games_on_sixty_rule_sets_stay_within_the_memory_budget() {
         .trim_end_matches('/')
         .parse()
         .unwrap();
+    (server, pid, addr)
+}
+
+/// The networks' memory: what the server holds for them (its resident memory at start less that
+/// of a server started without networks) is no more than its own estimate (`/api/info`'s
+/// `networks.memory_mb`, by which it keeps to `--network-memory-mb`) plus 5%, and the estimate
+/// keeps to the budget: the default one (all the shipped networks fit) and one of 100 MiB (one
+/// network, the others left out and counted).
+#[test]
+fn networks_are_loaded_within_their_memory_budget() {
+    if !cfg!(feature = "train") {
+        return;
+    }
+    let (_bare, bare_pid, _) = start(&["--no-networks"]);
+    let bare_mib = status_kib(bare_pid, "VmRSS") / 1024;
+    for (flags, budget) in [(vec![], 640u64), (vec!["--network-memory-mb", "100"], 100)] {
+        let (_server, pid, addr) = start(&flags);
+        let resident = status_kib(pid, "VmRSS") / 1024;
+        let (_, info) = call(addr, "GET", "/api/info", None);
+        let nets = &info["networks"];
+        let estimate = nets["memory_mb"].as_f64().unwrap();
+        let held = resident.saturating_sub(bare_mib);
+        eprintln!(
+            "{flags:?}: resident {resident} MiB, {bare_mib} MiB without networks: the networks hold {held} MiB, estimated {estimate} MiB within {budget} MiB; {nets}"
+        );
+        assert_eq!(nets["budget_mb"].as_u64(), Some(budget), "{nets}");
+        assert!(
+            estimate <= budget as f64,
+            "the estimate passes the budget: {nets}"
+        );
+        assert!(
+            held as f64 <= estimate * 1.05 + 16.0,
+            "the networks hold {held} MiB, more than the estimate of {estimate} MiB: {nets}"
+        );
+        let loaded = nets["loaded"].as_array().unwrap().len();
+        if budget == 100 {
+            assert_eq!(loaded, 1, "{nets}");
+            assert!(nets["refused"].as_u64().unwrap() >= 1, "{nets}");
+        } else {
+            assert!(
+                loaded >= 6,
+                "the shipped networks fit the default budget: {nets}"
+            );
+            assert_eq!(nets["refused"].as_u64(), Some(0), "{nets}");
+        }
+        for n in nets["loaded"].as_array().unwrap() {
+            assert!(!n.to_string().contains('/'), "a path in {n}");
+        }
+    }
+}
+
+#[test]
+fn sixty_strongest_games_on_sixty_rule_sets_stay_within_the_memory_budget() {
+    let extra = std::env::var("KALAHA_SERVE_FLAGS").unwrap_or_default();
+    let (_server, pid, addr) = start(&extra.split_whitespace().collect::<Vec<_>>());
     let start_mib = status_kib(pid, "VmRSS") / 1024;
 
     let started = Instant::now();
@@ -103,7 +159,7 @@ fn sixty_perfect_games_on_sixty_rule_sets_stay_within_the_memory_budget() {
                         addr,
                         "POST",
                         "/api/games",
-                        Some(json!({"rules": rules, "level": "perfect", "side": "north"})),
+                        Some(json!({"rules": rules, "level": "strongest", "side": "north"})),
                     );
                     assert_eq!(status, 200, "{rules}: {g}");
                     let id = g["id"].as_str().unwrap().to_string();
@@ -122,7 +178,7 @@ fn sixty_perfect_games_on_sixty_rule_sets_stay_within_the_memory_budget() {
     let peak_mib = status_kib(pid, "VmHWM") / 1024;
     let now_mib = status_kib(pid, "VmRSS") / 1024;
     eprintln!(
-        "60 perfect games on 60 rule sets in {:.0} s: resident {start_mib} MiB at start, {now_mib} MiB at the end, peak {peak_mib} MiB (budget {BUDGET_MIB}); solvers {solvers}",
+        "60 strongest games on 60 rule sets in {:.0} s: resident {start_mib} MiB at start, {now_mib} MiB at the end, peak {peak_mib} MiB (budget {BUDGET_MIB}); solvers {solvers}",
         started.elapsed().as_secs_f64()
     );
     assert_eq!(info["games"].as_u64(), Some(60), "{info}");

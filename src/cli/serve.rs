@@ -44,6 +44,11 @@ pub struct ServeArgs {
     /// (past it a new rule set replaces a solver no job is using, or is refused with 503).
     #[arg(long, default_value_t = crate::serve::solvers::DEFAULT_BUDGET_MB as u32, value_parser = clap::value_parser!(u32).range(crate::serve::solvers::SOLVER_MEMORY_MB as i64..=1_048_576))]
     solver_memory_mb: u32,
+    /// The networks' memory in MiB, 0 to 1,048,576: the networks of level hard (each with its
+    /// endgame database) loaded at start while their estimated memory fits (past it a rule set's
+    /// level hard plays mcts:2000, said on stderr).
+    #[arg(long, default_value_t = crate::serve::engine::DEFAULT_NETWORK_BUDGET_MB as u32, value_parser = clap::value_parser!(u32).range(0..=1_048_576))]
+    network_memory_mb: u32,
     /// Minutes without a request after which a game is dropped, 1 to 527,040 (a year).
     #[arg(long, default_value_t = 360, value_parser = clap::value_parser!(u64).range(1..=527_040))]
     idle_minutes: u64,
@@ -68,6 +73,7 @@ pub fn run_args(a: ServeArgs) -> anyhow::Result<()> {
             heavy_queue: a.heavy_queue as usize,
             heavy_per_client: a.heavy_per_client as usize,
             solver_memory_mb: a.solver_memory_mb as usize,
+            network_memory_mb: a.network_memory_mb as usize,
             ..Limits::default()
         },
         ..ServeConfig::default()

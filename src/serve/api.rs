@@ -15,12 +15,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::engine::{Engines, preset_rules};
-use super::error::ApiError;
+use super::error::{ApiError, codes};
 use super::game::{GameState, judge_move, level_name, move_from_json, move_json, rules_json};
 use super::guard::{Client, Guard};
 use super::jobs::{Job, Jobs, Place, Watch};
 use super::store::Store;
 use crate::bots::BotView;
+use crate::bots::guard::{Proof, guard};
 use crate::play::Level;
 use crate::rules::{Game, Position, Preset, RuleChoices, Rules, Side};
 use crate::solver::{Analysis, Detail};
@@ -48,9 +49,12 @@ type Who = Extension<Client>;
 /// Reads a JSON body (an empty body reads as `{}`); the error names the field at fault (every
 /// body refuses unknown keys).
 fn parse<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
-    let bytes = body.map_err(|e| ApiError {
-        status: e.status(),
-        message: format!("body refused: {}", e.body_text()),
+    let bytes = body.map_err(|e| {
+        ApiError::new(
+            e.status(),
+            codes::BAD_REQUEST,
+            format!("body refused: {}", e.body_text()),
+        )
     })?;
     let text: &[u8] = if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         b"{}"
@@ -80,7 +84,8 @@ fn query(
 /// Resolves the rules of a request: the API takes the one rule-choice type, [`RuleChoices`] (a
 /// preset, then options on top of it; the same keys as the command line and the configs).
 fn build_rules(r: &RuleChoices) -> Result<Rules, ApiError> {
-    r.build().map_err(|e| ApiError::bad(format!("rules: {e}")))
+    r.build()
+        .map_err(|e| ApiError::bad(format!("rules: {e}")).with_code(codes::BAD_RULES))
 }
 
 fn level(text: Option<&str>) -> Result<Level, ApiError> {
@@ -101,21 +106,31 @@ pub async fn not_found() -> ApiError {
 
 /// A known path with the wrong method: a JSON 405.
 pub async fn method_not_allowed() -> ApiError {
-    ApiError {
-        status: axum::http::StatusCode::METHOD_NOT_ALLOWED,
-        message: "method not allowed on this route".into(),
-    }
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        codes::NOT_FOUND,
+        "method not allowed on this route",
+    )
 }
 
+/// The levels under `rules`: each level's name (`easy`, `medium`, `hard`, `strongest`), the bot
+/// spec it plays (as `kalaha play --opponent` takes it: no path of the server), and the release
+/// id of its network where it plays one.
 fn levels_json(engines: &Engines, rules: &Rules) -> Value {
     let levels: Vec<Value> = [Level::Easy, Level::Medium, Level::Hard, Level::Perfect]
         .iter()
-        .map(|&l| json!({"level": level_name(l), "bot": engines.bot_name(l, rules)}))
+        .map(|&l| {
+            json!({
+                "level": level_name(l),
+                "bot": engines.spec(l, rules),
+                "network": engines.release(l, rules),
+            })
+        })
         .collect();
     json!({
         "rules": rules_json(rules),
         "levels": levels,
-        "network": engines.network(rules).map(|p| p.to_string()),
+        "network": engines.release(Level::Hard, rules),
     })
 }
 
@@ -138,14 +153,19 @@ pub async fn info(State(app): AppState) -> Reply {
     Ok(Json(json!({
         "presets": presets,
         "limits": {
-            "perfect_move_seconds": l.perfect_move.as_secs_f64(),
+            "strongest_move_seconds": l.perfect_move.as_secs_f64(),
             "hint_seconds": l.hint.as_secs_f64(),
             "review_seconds_per_move": l.review.as_secs_f64(),
             "analyse_seconds": l.analyse.as_secs_f64(),
         },
+        "rules_limits": {
+            "max_pits": crate::rules::MAX_PITS,
+            "max_seeds_on_board": crate::rules::MAX_SEEDS,
+        },
         "games": app.store.len(),
         "jobs": app.jobs.json(),
         "solvers": app.engines.solvers.json(),
+        "networks": app.engines.networks_json(),
         "network_evaluations": app.engines.evaluations_json(),
     })))
 }
@@ -176,7 +196,9 @@ pub async fn create(State(app): AppState, Extension(Client(client)): Who, body: 
                 "give either 'rules' or 'record' (which holds its rules), not both",
             ));
         }
-        (Some(text), None) => super::record::read(text).map_err(ApiError::bad)?,
+        (Some(text), None) => {
+            super::record::read(text).map_err(|e| ApiError::bad(e).with_code(codes::BAD_RECORD))?
+        }
         (None, r) => Game::new(&r.as_ref().map_or(Ok(Rules::kalah64()), build_rules)?),
     };
     let level = level(c.level.as_deref())?;
@@ -219,7 +241,7 @@ async fn locked(app: &App, id: &str) -> Result<tokio::sync::OwnedMutexGuard<Game
     app.store
         .get(id)?
         .try_lock_owned()
-        .map_err(|_| ApiError::conflict("the game is busy: the bot is thinking"))
+        .map_err(|_| ApiError::conflict(codes::GAME_BUSY, "the game is busy: the bot is thinking"))
 }
 
 /// Plays the bot's turn of game `id` off the async path; cancelled (nothing played, an error
@@ -241,7 +263,7 @@ async fn bot_turn(
     let engines = Arc::clone(app);
     app.jobs
         .run(job, move |cancel| {
-            // Level perfect takes its rules' solver for this turn only.
+            // The strongest level takes its rules' solver for this turn only.
             let solver = match g.needs_solver() {
                 true => Some(engines.engines.solver(g.rules())?),
                 false => None,
@@ -302,15 +324,19 @@ pub async fn bot(
 ) -> Reply {
     let g = locked(&app, &id).await?;
     if g.position().is_over() {
-        return Err(ApiError::conflict("the game is over"));
+        return Err(ApiError::conflict(codes::GAME_OVER, "the game is over"));
     }
     if g.seats.practice {
         return Err(ApiError::conflict(
+            codes::NOT_YOUR_MOVE,
             "practice mode has no bot: you play both sides",
         ));
     }
     if !g.bot_to_move() {
-        return Err(ApiError::conflict("it is your move, not the bot's"));
+        return Err(ApiError::conflict(
+            codes::NOT_YOUR_MOVE,
+            "it is your move, not the bot's",
+        ));
     }
     let from = g.game.history().len();
     let g = bot_turn(&app, client, &id, g).await?;
@@ -345,9 +371,32 @@ pub async fn record_text(State(app): AppState, Path(id): Path<String>) -> Reply 
     ))
 }
 
-/// A view and an analysis as JSON, keyed as `kalaha analyse --json`.
-fn analysis_json(pos: &Position, view: Option<&BotView>, solved: Option<&Analysis>) -> Value {
+/// A view and an analysis as JSON, keyed as `kalaha analyse --json` (`bot` is the spec the
+/// server names, without a path), with each move's proof (`optimal`, `keeps_result`,
+/// `not_proven`; `changes_result` where the solver proved the move throws the result away) and
+/// the `hint`: the move to play.
+///
+/// The hint is chosen as the strongest level chooses: a move proven best if there is one, else
+/// one proven to keep the result, else one of the moves not proven to change it; among those,
+/// the view's (the network's search, or minimax's) favourite. It says what the move does
+/// (`extra_turn`, `captured`, `swapped`, `game_over`), what it is proven to reach (`lower`,
+/// `upper`: bounds on the final margin for the player to move, equal when exact; `null` where
+/// the solver was not asked) and its `proof`. Where nothing is proven, `proof` is `not_proven`:
+/// the bounds are then those of the whole game and mean nothing, which the page says instead of
+/// showing them.
+fn analysis_json(
+    pos: &Position,
+    bot: Option<&str>,
+    view: Option<&BotView>,
+    solved: Option<&Analysis>,
+) -> Value {
     let exact = |mv| solved.and_then(|s| s.moves.iter().find(|m| m.mv == mv));
+    let g = solved.map(guard);
+    let proof = |mv| g.as_ref().map_or(Proof::NotProven, |g| g.proof_of(mv));
+    let changes = |mv| {
+        g.as_ref()
+            .is_some_and(|g| exact(mv).is_some() && !g.allowed.contains(&mv))
+    };
     let moves: Vec<Value> = pos
         .legal_moves()
         .iter()
@@ -361,22 +410,68 @@ fn analysis_json(pos: &Position, view: Option<&BotView>, solved: Option<&Analysi
                 "minimax": v.and_then(|m| m.minimax),
                 "lower": exact(mv).map(|e| e.lower),
                 "upper": exact(mv).map(|e| e.upper),
+                "after": pos.after(mv).map(|(p, _)| p.to_string()).ok(),
+                "proof": proof(mv).name(),
+                "changes_result": changes(mv),
             })
         })
         .collect();
+    let hint = hint_move(pos, view, g.as_ref()).map(|mv| {
+        let (_, outcome) = pos
+            .after(mv)
+            .expect("the hint is one of the position's legal moves");
+        json!({
+            "move": move_json(mv),
+            "proof": proof(mv).name(),
+            "extra_turn": outcome.extra_turn,
+            "captured": outcome.captured,
+            "swapped": outcome.swapped,
+            "game_over": outcome.game_over,
+            "lower": exact(mv).map(|e| e.lower),
+            "upper": exact(mv).map(|e| e.upper),
+        })
+    });
     json!({
         "position": pos.to_string(),
         "rules": pos.rules().describe(),
         "to_move": pos.to_move().letter().to_string(),
-        "bot": view.map(|v| v.bot.clone()),
+        "bot": view.and(bot),
         "choice": view.map(|v| move_json(v.choice)),
         "network": view.and_then(|v| v.network.as_ref()),
         "moves": moves,
+        "hint": hint,
         "best": solved.map(|s| s.best().into_iter().map(move_json).collect::<Vec<_>>()),
         "solver": solved.map(|s| json!({
             "lower": s.lower, "upper": s.upper, "complete": s.complete(), "seconds": s.seconds,
+            "proven": g.as_ref().is_some_and(|g| g.lower == g.upper),
         })),
     })
+}
+
+/// The move a hint names (see [`analysis_json`]): among the guard's choices (every legal move
+/// without a proof), the view's choice, else its most visited, likeliest or best scored move,
+/// else the first.
+fn hint_move(
+    pos: &Position,
+    view: Option<&BotView>,
+    g: Option<&crate::bots::guard::Guard>,
+) -> Option<crate::rules::Move> {
+    let legal: Vec<_> = pos.legal_moves().iter().collect();
+    let candidates: &[_] = match g.map(|g| g.choices().0) {
+        Some(c) if !c.is_empty() => c,
+        _ => &legal,
+    };
+    let score = |mv: crate::rules::Move| {
+        let v = view.and_then(|v| v.moves.iter().find(|m| m.mv == mv));
+        (
+            view.is_some_and(|v| v.choice == mv),
+            v.and_then(|m| m.visits).unwrap_or(0),
+            v.and_then(|m| m.prior).map_or(0, |p| (p * 1e6) as i64),
+            v.and_then(|m| m.minimax).unwrap_or(i32::MIN),
+        )
+    };
+    // The first of the best-scored (max_by_key keeps the last of equals).
+    candidates.iter().rev().copied().max_by_key(|&mv| score(mv))
 }
 
 /// Seconds from the request's `field`: a number from 0 to
@@ -406,26 +501,26 @@ fn seconds_text(field: &str, text: Option<&str>, max: Duration) -> Result<Durati
     seconds(field, value, max)
 }
 
-/// The network's view (a policy bot's, or minimax's where no network plays these rules when
-/// `fallback`) and the solver's proof within `limit` (none for 0). Both are cancelled when the
+/// The network's view (level hard's network, or minimax:6 where no network plays these rules)
+/// and the solver's proof within `limit` (none for 0). Both are cancelled when the
 /// client goes away and, for a hint, when `watch`'s game is dropped or moves on.
 async fn analyse_position(
     app: &Arc<App>,
     pos: Position,
     limit: Duration,
-    fallback: bool,
     seed: u64,
     watch: Option<Watch>,
     client: std::net::IpAddr,
 ) -> Result<Value, ApiError> {
     let player = match app.engines.network(pos.rules()) {
-        Some(p) => Some(p.clone()),
-        None if fallback => Some(
-            crate::bots::BotContext::new()
-                .prepare(&crate::bots::BotSpec::Minimax(6), pos.rules())
-                .map_err(|e| ApiError::internal(format!("{e:#}")))?,
-        ),
-        None => None,
+        Some(p) => p.clone(),
+        None => crate::bots::BotContext::new()
+            .prepare(&crate::bots::BotSpec::Minimax(6), pos.rules())
+            .map_err(|e| ApiError::internal(format!("{e:#}")))?,
+    };
+    let bot = match app.engines.network(pos.rules()) {
+        Some(_) => app.engines.spec(Level::Hard, pos.rules()),
+        None => player.to_string(),
     };
     let job = |kind| Job {
         kind,
@@ -434,16 +529,12 @@ async fn analyse_position(
         follows_request: true,
         client,
     };
-    let view = match player {
-        Some(p) => Some(
-            app.jobs
-                .run(job("network view"), move |_| {
-                    crate::bots::view::view(&p, &pos, seed)
-                })
-                .await?,
-        ),
-        None => None,
-    };
+    let view = app
+        .jobs
+        .run(job("network view"), move |_| {
+            crate::bots::view::view(&player, &pos, seed)
+        })
+        .await?;
     let solved = if limit.is_zero() {
         None
     } else {
@@ -462,7 +553,12 @@ async fn analyse_position(
                 .await??,
         )
     };
-    Ok(analysis_json(&pos, view.as_ref(), solved.as_ref()))
+    Ok(analysis_json(
+        &pos,
+        Some(&bot),
+        Some(&view),
+        solved.as_ref(),
+    ))
 }
 
 /// `GET /api/games/{id}/hint?time=S`: the network's view of the position now, and the solver's
@@ -490,11 +586,12 @@ pub async fn hint(
     };
     if pos.is_over() {
         return Err(ApiError::conflict(
+            codes::GAME_OVER,
             "the game is over: there is no move to hint",
         ));
     }
     Ok(Json(
-        analyse_position(&app, pos, limit, false, seed, Some(watch), client).await?,
+        analyse_position(&app, pos, limit, seed, Some(watch), client).await?,
     ))
 }
 
@@ -519,7 +616,10 @@ pub async fn review(
         )
     };
     if history.is_empty() {
-        return Err(ApiError::conflict("no move has been played yet"));
+        return Err(ApiError::conflict(
+            codes::NOTHING_TO_REVIEW,
+            "no move has been played yet",
+        ));
     }
     let reused = known.len();
     let limit = app.engines.limits.review;
@@ -546,9 +646,10 @@ pub async fn review(
     };
     let mut g = locked(&app, &id).await?;
     if g.generation() != generation {
-        return Err(ApiError::conflict(format!(
-            "game '{id}' changed while its review ran: ask again"
-        )));
+        return Err(ApiError::conflict(
+            codes::GAME_CHANGED,
+            format!("game '{id}' changed while its review ran: ask again"),
+        ));
     }
     let judged: Vec<Analysis> = known.into_iter().chain(fresh).collect();
     g.keep_review(&judged);
@@ -557,7 +658,10 @@ pub async fn review(
         .iter()
         .zip(history)
         .enumerate()
-        .map(|(i, (a, p))| judge_move(i, p, a))
+        .map(|(i, (a, p))| {
+            let after = history.get(i + 1).map_or(*g.position(), |n| n.before);
+            judge_move(i, p, &after, a)
+        })
         .collect();
     let mistakes: Vec<usize> = items
         .iter()
@@ -596,15 +700,16 @@ pub async fn analyse(State(app): AppState, Extension(Client(client)): Who, body:
     let text = a.position.ok_or_else(|| {
         ApiError::bad("missing 'position' (notation, e.g. 4,4,4,4,4,4,0/4,4,4,4,4,4,0 s)")
     })?;
-    let pos =
-        Position::parse(&text, &rules).map_err(|e| ApiError::bad(format!("position: {e}")))?;
+    let pos = Position::parse(&text, &rules)
+        .map_err(|e| ApiError::bad(format!("position: {e}")).with_code(codes::BAD_POSITION))?;
     if pos.is_over() {
         return Err(ApiError::unprocessable(format!(
             "the game is over at {pos}: there is no move to analyse"
-        )));
+        ))
+        .with_code(codes::GAME_OVER));
     }
     let limit = seconds("time_limit", a.time_limit, app.engines.limits.analyse)?;
     Ok(Json(
-        analyse_position(&app, pos, limit, true, 0, None, client).await?,
+        analyse_position(&app, pos, limit, 0, None, client).await?,
     ))
 }

@@ -1,16 +1,17 @@
 //! One game on the server: the record, the person's seat, the opponent, and what each move did
-//! (the cells its seeds passed through, for the page to sow them one by one).
+//! (the cells its seeds passed through, for the page to sow them one by one, and for the
+//! strongest level's moves what the solver proved about them).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rand::RngExt;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::error::ApiError;
+use super::error::{ApiError, codes};
 use super::jobs::{Cancel, Place, Watch, flag};
+use crate::bots::guard::{Proof, guard};
 use crate::bots::{Bot, game_rng};
 use crate::env::rng::GameRng;
 use crate::play::{Level, Seats};
@@ -29,10 +30,17 @@ pub enum Opponent {
     Bot(Box<dyn Bot>),
     /// A network player whose evaluations ride the batch its games share (level hard).
     Network(Box<dyn Bot>),
-    /// Level perfect: the solver of the game's rules (shared, taken from the server's pool for
-    /// each turn: the game holds none between its moves), stopped after this time limit with
-    /// the best move proven so far.
-    Solver(Duration),
+    /// The strongest level (`perfect` before): the solver of the game's rules (shared, taken
+    /// from the server's pool for each turn: the game holds none between its moves) works on the
+    /// position for at most `limit`; a move it proves best is played, a move it proves to change
+    /// the result never is, and `inner` (level hard's bot) chooses among the rest
+    /// ([`crate::bots::guard`]).
+    Strongest {
+        /// The solver's time a move.
+        limit: Duration,
+        /// The bot it guards.
+        inner: Box<dyn Bot>,
+    },
 }
 
 /// One game and who plays it.
@@ -41,8 +49,10 @@ pub struct GameState {
     pub game: Game,
     /// The level (meaningless in practice mode).
     pub level: Level,
-    /// The opponent's name, e.g. `minimax:6`.
+    /// The opponent's bot spec, e.g. `minimax:6` or `policy:auto:64` (never a path).
     pub bot_name: String,
+    /// The release id of the network the opponent plays, if it plays one.
+    pub network: Option<String>,
     /// The person's seat and whether they practise.
     pub seats: Seats,
     opponent: Opponent,
@@ -58,15 +68,20 @@ pub struct GameState {
     /// review after more moves (or after an undo) reuses those of the positions still in the
     /// game and works out only the rest.
     reviewed: Vec<(Position, crate::solver::Analysis)>,
+    /// What the solver proved about the strongest level's moves, by ply: the position before
+    /// and the move (a ply undone and played otherwise no longer matches), and the proof.
+    proofs: Vec<Option<(Position, Move, Proof)>>,
 }
 
-/// A level by its name in the API.
+/// A level by its name in the API: `easy`, `medium`, `hard`, `strongest` (the API still takes
+/// `perfect`, its older name, but never answers with it: with six seeds a pit no opening is
+/// proven within a move's time).
 pub fn level_name(level: Level) -> &'static str {
     match level {
         Level::Easy => "easy",
         Level::Medium => "medium",
         Level::Hard => "hard",
-        Level::Perfect => "perfect",
+        Level::Perfect => "strongest",
     }
 }
 
@@ -150,8 +165,15 @@ pub fn position_json(pos: &Position) -> Value {
     })
 }
 
-/// What one move did, as JSON.
-pub fn ply_json(index: usize, played: &Played, by: &str, after: &Position) -> Value {
+/// What one move did, as JSON; `proof`: what the solver proved about it, for the strongest
+/// level's moves (`null` for the person's moves and the other levels', which prove nothing).
+pub fn ply_json(
+    index: usize,
+    played: &Played,
+    by: &str,
+    after: &Position,
+    proof: Option<Proof>,
+) -> Value {
     let o = &played.outcome;
     let path = sowing_path(&played.before, played.mv);
     let mut text = format!("{} played {}", played.before.to_move().name(), played.mv);
@@ -175,6 +197,7 @@ pub fn ply_json(index: usize, played: &Played, by: &str, after: &Position) -> Va
         "captured": o.captured,
         "swapped": o.swapped,
         "game_over": o.game_over,
+        "proof": proof.map(Proof::name),
         "text": text,
     })
 }
@@ -185,7 +208,7 @@ impl GameState {
     pub fn new(
         game: Game,
         level: Level,
-        bot_name: String,
+        (bot_name, network): (String, Option<String>),
         human: Side,
         practice: bool,
         opponent: Opponent,
@@ -195,6 +218,7 @@ impl GameState {
             game,
             level,
             bot_name,
+            network,
             seats: Seats { human, practice },
             opponent,
             rng: game_rng(seed, 0),
@@ -202,6 +226,7 @@ impl GameState {
             moved: flag(),
             generation: 0,
             reviewed: Vec::new(),
+            proofs: Vec::new(),
         }
     }
 
@@ -279,6 +304,17 @@ impl GameState {
         }
     }
 
+    /// What the solver proved about ply `i` (0-based), if the strongest level played it.
+    pub fn proof(&self, i: usize) -> Option<Proof> {
+        let played = &self.game.history()[i];
+        match self.proofs.get(i) {
+            Some(Some((before, mv, proof))) if *before == played.before && *mv == played.mv => {
+                Some(*proof)
+            }
+            _ => None,
+        }
+    }
+
     /// Ply `i` as JSON.
     pub fn ply(&self, i: usize) -> Value {
         let after = self
@@ -286,16 +322,23 @@ impl GameState {
             .history()
             .get(i + 1)
             .map_or(*self.position(), |p| p.before);
-        ply_json(i, &self.game.history()[i], self.by(i), &after)
+        ply_json(
+            i,
+            &self.game.history()[i],
+            self.by(i),
+            &after,
+            self.proof(i),
+        )
     }
 
     /// Checks that the person may play `mv` now, and plays it.
     pub fn play_human(&mut self, mv: Move) -> Result<(), ApiError> {
         if self.position().is_over() {
-            return Err(ApiError::conflict("the game is over"));
+            return Err(ApiError::conflict(codes::GAME_OVER, "the game is over"));
         }
         if !self.human_to_move() {
             return Err(ApiError::conflict(
+                codes::NOT_YOUR_MOVE,
                 "it is not your move: the bot is to move (POST .../bot)",
             ));
         }
@@ -313,26 +356,45 @@ impl GameState {
     }
 
     /// Plays the bot's moves while it is to move (its extra turns included); the number played.
-    /// Stops as soon as `cancel` is set: a move found after that is not played (the level
-    /// perfect's proof stops within milliseconds; a network's or a search bot's move ends within
-    /// its own budget, and is then dropped). Level perfect's moves need `solver` (the solver of
-    /// the game's rules, see [`GameState::needs_solver`]); without it none is played. Blocking:
+    /// Stops as soon as `cancel` is set: a move found after that is not played (the strongest
+    /// level's proof stops within milliseconds; a network's or a search bot's move ends within
+    /// its own budget, and is then dropped). The strongest level's moves need `solver` (the
+    /// solver of the game's rules, see [`GameState::needs_solver`]); without it none is played,
+    /// and each move it plays keeps what was proven about it ([`GameState::proof`]). Blocking:
     /// call off the async path.
     pub fn play_bot(&mut self, cancel: &Cancel, solver: Option<&Solver>) -> usize {
         let flags = cancel.flags();
         let mut n = 0;
         while self.bot_to_move() && n < MAX_BOT_PLIES && !cancel.is_set() {
             let pos = *self.position();
-            let mv = match &mut self.opponent {
+            let (mv, proof) = match &mut self.opponent {
                 Opponent::None => break,
-                Opponent::Bot(bot) | Opponent::Network(bot) => bot.choose(&pos, &mut self.rng),
-                Opponent::Solver(limit) => match solver {
-                    Some(solver) => perfect_move(solver, &pos, *limit, &mut self.rng, &flags),
+                Opponent::Bot(bot) | Opponent::Network(bot) => {
+                    (bot.choose(&pos, &mut self.rng), None)
+                }
+                Opponent::Strongest { limit, inner } => match solver {
+                    Some(solver) => {
+                        let (mv, proof) = strongest_move(
+                            solver,
+                            &pos,
+                            *limit,
+                            inner.as_mut(),
+                            &mut self.rng,
+                            &flags,
+                        );
+                        (mv, Some(proof))
+                    }
                     None => break,
                 },
             };
+            let ply = self.game.history().len();
             if cancel.is_set() || self.game.play(mv).is_err() {
                 break;
+            }
+            if let Some(proof) = proof {
+                self.proofs.truncate(ply);
+                self.proofs.resize(ply, None);
+                self.proofs.push(Some((pos, mv, proof)));
             }
             self.changed();
             n += 1;
@@ -364,9 +426,9 @@ impl GameState {
             .collect();
     }
 
-    /// Whether the bot's moves need the solver of the game's rules (level perfect).
+    /// Whether the bot's moves need the solver of the game's rules (the strongest level).
     pub fn needs_solver(&self) -> bool {
-        matches!(self.opponent, Opponent::Solver(_))
+        matches!(self.opponent, Opponent::Strongest { .. })
     }
 
     /// The queue the bot's move waits in: the network queue for a batched network, the heavy
@@ -384,7 +446,10 @@ impl GameState {
     pub fn undo(&mut self) -> Result<usize, ApiError> {
         let n = self.seats.undo(&mut self.game);
         if n == 0 {
-            Err(ApiError::conflict("nothing to undo"))
+            Err(ApiError::conflict(
+                codes::NOTHING_TO_UNDO,
+                "nothing to undo",
+            ))
         } else {
             self.changed();
             Ok(n)
@@ -395,7 +460,10 @@ impl GameState {
     pub fn redo(&mut self) -> Result<usize, ApiError> {
         let n = self.seats.redo(&mut self.game);
         if n == 0 {
-            Err(ApiError::conflict("nothing to redo"))
+            Err(ApiError::conflict(
+                codes::NOTHING_TO_REDO,
+                "nothing to redo",
+            ))
         } else {
             self.changed();
             Ok(n)
@@ -440,6 +508,8 @@ impl GameState {
                     "extra_turn": p.outcome.extra_turn,
                     "captured": p.outcome.captured,
                     "swapped": p.outcome.swapped,
+                    "before": p.before.to_string(),
+                    "proof": self.proof(i).map(Proof::name),
                 })
             })
             .collect();
@@ -448,6 +518,7 @@ impl GameState {
             "rules": rules_json(rules),
             "level": level_name(self.level),
             "bot": if self.seats.practice { Value::Null } else { json!(self.bot_name) },
+            "network": if self.seats.practice { Value::Null } else { json!(self.network) },
             "practice": self.seats.practice,
             "you": if self.seats.practice { Value::Null } else { json!(self.human_seat().letter().to_string()) },
             "bottom": if self.seats.practice { "s".to_string() } else { self.human_seat().letter().to_string() },
@@ -482,27 +553,35 @@ pub fn rules_json(rules: &Rules) -> Value {
     })
 }
 
-/// Level perfect's move: one of the moves proven optimal within `limit`, at random; where the
-/// proof did not finish (its time ran out, or one of `cancel` was set), the move with the best
-/// proven bounds.
-pub fn perfect_move(
+/// The strongest level's move and what was proven about it: the solver analyses `pos` for at
+/// most `limit` (or until one of `cancel` is set); a move it proves best is played, moves it
+/// proves to change the result never are, and `inner` chooses among what is left, preferring
+/// the moves proven to keep the result ([`crate::bots::guard::Guard::choices`]).
+pub fn strongest_move(
     solver: &Solver,
     pos: &Position,
     limit: Duration,
+    inner: &mut dyn Bot,
     rng: &mut GameRng,
     cancel: &[&AtomicBool],
-) -> Move {
+) -> (Move, Proof) {
     let a = solver.analyse_cancellable(pos, Some(limit), Detail::Optimal, None, cancel);
-    let best = a.best();
-    if !best.is_empty() {
-        return best[rng.random_range(0..best.len())];
-    }
-    a.moves
-        .iter()
-        .max_by_key(|m| (m.lower + m.upper, m.upper))
-        .map(|m| m.mv)
-        .or_else(|| pos.legal_moves().iter().next())
-        .expect("a position that is not over has a legal move")
+    let g = guard(&a);
+    let (moves, proof) = g.choices();
+    let legal: Vec<Move>;
+    let moves = if moves.is_empty() {
+        // An analysis stopped before its first bound: every legal move, nothing proven.
+        legal = pos.legal_moves().iter().collect();
+        &legal[..]
+    } else {
+        moves
+    };
+    let mv = if moves.len() == 1 {
+        moves[0]
+    } else {
+        inner.choose_among(pos, moves, rng)
+    };
+    (mv, proof)
 }
 
 /// A review item for the move `played` (index `i`), judged by `a` (the solver's analysis of the
@@ -528,14 +607,39 @@ pub struct Judged {
     pub loss: Option<i32>,
     /// Whether the move lost seeds (proven).
     pub mistake: bool,
+    /// Whether the move is proven to change the result the position was worth (a win thrown to
+    /// a draw or a loss, a draw to a loss): a mistake even where the seeds lost are not proven.
+    pub changes_result: bool,
+    /// What was proven about the move: `optimal`, `keeps_result` or `not_proven`
+    /// ([`crate::bots::guard::Proof`]).
+    pub proof: &'static str,
+    /// Bounds on the position's value for the mover (equal when proven), for the evaluation
+    /// graph.
+    pub value_lower: i32,
+    /// See `value_lower`.
+    pub value_upper: i32,
     /// The position before the move.
     pub before: String,
+    /// The position after it.
+    pub after: String,
+    /// The move's last seed fell in the mover's kalaha.
+    pub extra_turn: bool,
+    /// Seeds it captured.
+    pub captured: u8,
 }
 
-/// Judges move `i` of `game`'s history with analysis `a` of the position before it.
-pub fn judge_move(i: usize, played: &Played, a: &crate::solver::Analysis) -> Judged {
+/// Judges move `i` of a game's history (`played`, followed by `after`) with analysis `a` of the
+/// position before it.
+pub fn judge_move(
+    i: usize,
+    played: &Played,
+    after: &Position,
+    a: &crate::solver::Analysis,
+) -> Judged {
     let mv = a.moves.iter().find(|m| m.mv == played.mv);
     let loss = a.loss(played.mv);
+    let g = guard(a);
+    let changes_result = mv.is_some() && !g.allowed.contains(&played.mv);
     Judged {
         index: i,
         side: played.before.to_move().letter().to_string(),
@@ -545,7 +649,14 @@ pub fn judge_move(i: usize, played: &Played, a: &crate::solver::Analysis) -> Jud
         lower: mv.map_or(a.lower, |m| m.lower),
         upper: mv.map_or(a.upper, |m| m.upper),
         loss,
-        mistake: loss.is_some_and(|l| l > 0),
+        mistake: loss.is_some_and(|l| l > 0) || changes_result,
+        changes_result,
+        proof: g.proof_of(played.mv).name(),
+        value_lower: g.lower,
+        value_upper: g.upper,
         before: played.before.to_string(),
+        after: after.to_string(),
+        extra_turn: played.outcome.extra_turn,
+        captured: played.outcome.captured,
     }
 }

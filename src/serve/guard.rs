@@ -17,7 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::api::App;
-use super::error::ApiError;
+use super::error::{ApiError, codes};
 
 /// The client a request counts for: its remote address, or the address a trusted proxy's
 /// header names.
@@ -122,12 +122,13 @@ impl Guard {
             .to_str()
             .map_err(|_| ApiError::bad("Host header: not text"))?;
         if !self.host_allowed(host) {
-            return Err(ApiError {
-                status: StatusCode::FORBIDDEN,
-                message: format!(
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                codes::FORBIDDEN,
+                format!(
                     "Host header: '{host}' is not this server's address (start it with --allow-host NAME to allow a name)"
                 ),
-            });
+            ));
         }
         let changes = matches!(
             *method,
@@ -140,13 +141,14 @@ impl Guard {
                 .or_else(|| text.strip_prefix("https://"))
                 .is_some_and(|h| !h.contains('/') && self.host_allowed(h));
             if !allowed {
-                return Err(ApiError {
-                    status: StatusCode::FORBIDDEN,
-                    message: format!(
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    codes::FORBIDDEN,
+                    format!(
                         "Origin header: '{}' is not this server: cross-site requests may not change games",
                         text.escape_default()
                     ),
-                });
+                ));
             }
         }
         if matches!(*method, Method::POST | Method::PUT | Method::PATCH) {
@@ -156,13 +158,14 @@ impl Guard {
                 .unwrap_or("");
             let mime = ct.split(';').next().unwrap_or("").trim();
             if !mime.eq_ignore_ascii_case("application/json") {
-                return Err(ApiError {
-                    status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    message: format!(
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    codes::BAD_REQUEST,
+                    format!(
                         "Content-Type header: '{}' refused: a body must be sent as application/json",
                         ct.escape_default()
                     ),
-                });
+                ));
             }
         }
         let named = self.client_header.as_ref().and_then(|h| {

@@ -24,7 +24,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::error::ApiError;
+use super::error::{ApiError, codes};
 
 /// A new flag, not set.
 pub fn flag() -> Arc<AtomicBool> {
@@ -95,19 +95,27 @@ impl Why {
     fn error(self, job: &Job) -> ApiError {
         let what = job.kind;
         match (self, &job.game) {
-            (Why::Stopping, _) => ApiError {
-                status: StatusCode::SERVICE_UNAVAILABLE,
-                message: format!("the server is stopping: the {what} was cancelled"),
-            },
+            (Why::Stopping, _) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                codes::STOPPING,
+                format!("the server is stopping: the {what} was cancelled"),
+            ),
             (Why::Abandoned, Some(w)) => ApiError::not_found(format!(
                 "game '{}' was deleted or dropped: its {what} was cancelled",
                 w.id
-            )),
-            (Why::MovedOn, Some(w)) => ApiError::conflict(format!(
-                "game '{}' changed while its {what} ran: the {what} was cancelled; ask again",
-                w.id
-            )),
-            (why, _) => ApiError::conflict(format!("the {what} was cancelled: {}", why.text())),
+            ))
+            .with_code(codes::GAME_GONE),
+            (Why::MovedOn, Some(w)) => ApiError::conflict(
+                codes::GAME_CHANGED,
+                format!(
+                    "game '{}' changed while its {what} ran: the {what} was cancelled; ask again",
+                    w.id
+                ),
+            ),
+            (why, _) => ApiError::conflict(
+                codes::CANCELLED,
+                format!("the {what} was cancelled: {}", why.text()),
+            ),
         }
     }
 }

@@ -1,7 +1,19 @@
 //! `kalaha serve`: a web board. A page embedded in the binary (one HTML file, inline CSS and
-//! JavaScript, no build step) and a JSON API over the same games as `kalaha play`: levels easy,
-//! medium, hard (the network trained for the rules) and perfect (the solver), practice mode,
-//! undo/redo, hints, a review of every move by the solver, an analysis board and game records.
+//! JavaScript, no build step; phone first, in English, Swedish, Danish and Norwegian) and a JSON
+//! API over the same games as `kalaha play`: levels easy, medium, hard (the network trained for
+//! the rules) and strongest (the solver guarding hard's search; `perfect` is taken as its older
+//! name), practice mode, undo/redo, hints that name the pit and say what is proven, a review of
+//! every move by the solver, an analysis board and game records.
+//!
+//! Levels and proofs. `POST /api/levels` names each level's bot as a spec other commands take
+//! (`greedy`, `minimax:6`, `policy:auto:64`, `guard:0.9:policy:auto:64`; never a path of the
+//! server) beside the release id of its network. Every move the strongest level plays carries
+//! `"proof"`: `optimal` (proven best), `keeps_result` (proven to keep the result the position is
+//! worth) or `not_proven` (the network chose among the moves not proven to change it); other
+//! levels' moves and the person's carry `null`. A hint (and an analysis) names the move to play
+//! as the strongest level would choose it (`hint`: the move, what it does, its proof and the
+//! proven bounds of its result) and each move's proof. Errors carry a `code` besides the message
+//! ([`error::codes`]): the page says the code in the player's language.
 //!
 //! - [`game`]: one game, its opponent, and what each move did (its sowing path).
 //! - [`engine`]: networks loaded once at start (each on batching threads its games share:
@@ -49,13 +61,20 @@
 //!   waiting for a place (64; past it 429 with `Retry-After`), one place a core, and bodies of
 //!   16 KiB.
 //! - **Each request**: the time limits of [`Limits`] (a hint 3 s, a review 0.3 s a move, an
-//!   analysis 10 s, a perfect move 2 s), whatever the request asks. A review judges each
+//!   analysis 10 s, the strongest level's solver 0.9 s a move), whatever the request asks. A review judges each
 //!   position once a game (a later review of the same game judges only the moves since), and
 //!   stops within milliseconds of its client leaving, as hints and analyses do.
 //!
 //! **Memory.** What the server holds is bounded by its flags, not by what clients ask:
-//! - the networks of level hard, loaded once at start with their batching threads (about
-//!   500 MiB resident with the shipped ones for the ten presets; `--no-networks`: none);
+//! - the networks of level hard (and of the strongest level, which guards it), loaded once at
+//!   start with their batching threads, within `--network-memory-mb` (640 MiB): each is
+//!   estimated before it is read (its weights file, its endgame database at one byte a board,
+//!   8 MiB for its threads: [`engine::network_memory`]) and one past the budget is not loaded
+//!   (its rules' level hard then plays `mcts:2000`, said on stderr). The shipped networks of the
+//!   ten presets (six networks, each with an 18-seed database of 82 MiB) estimate 556 MiB and
+//!   hold about 500 MiB; `GET /api/info` lists them under `networks` (`tests/serve_memory.rs`
+//!   checks that what they hold stays within the estimate and the estimate within the budget);
+//!   `--no-networks`: none;
 //! - the solvers, `--solver-memory-mb` in all (768 MiB; 96 MiB each, so 8 rule sets at
 //!   once). Games, hints, reviews and analyses under one rule set share its solver; no game holds
 //!   one between its moves, so a deleted, evicted or finished game holds nothing. A new rule set
@@ -68,7 +87,8 @@
 //!
 //! The server's resident memory is then about the networks plus the solvers' budget, under
 //! 1.5 GiB with the default flags. Measured (`tests/serve_memory.rs`, which checks the 1.5 GiB):
-//! 60 games at level perfect on 60 rule sets, one perfect move each, with the shipped networks:
+//! 60 games at level perfect (now strongest) on 60 rule sets, one move each, with the shipped
+//! networks:
 //! 504 MiB at start, a peak (`VmHWM`) of 1,275 MiB with the default budget (1,467 MiB with
 //! 960 MiB); without a budget the same run peaked at 6,265 MiB. Give the solvers more with `--solver-memory-mb` where memory
 //! allows (96 MiB more for each rule set kept warm).

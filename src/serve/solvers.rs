@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::http::StatusCode;
 
-use super::error::ApiError;
+use super::error::{ApiError, codes};
 use crate::rules::{Rules, RulesSpec};
 use crate::solver::{DbSize, Solver, SolverConfig};
 
@@ -111,16 +111,17 @@ impl Solvers {
                             Some(i) => gone.push(slots.remove(i)),
                             None => {
                                 self.refused.fetch_add(1, Ordering::Relaxed);
-                                return Err(ApiError {
-                                    status: StatusCode::SERVICE_UNAVAILABLE,
-                                    message: format!(
+                                return Err(ApiError::new(
+                                    StatusCode::SERVICE_UNAVAILABLE,
+                                    codes::BUSY,
+                                    format!(
                                         "no room for a solver for {}: the solvers of {} other rule sets ({} MiB each, the server's budget of {} MiB) are all in use; try again shortly",
                                         rules.canonical_name(),
                                         slots.len(),
                                         self.per_solver_mb,
                                         self.budget_mb()
                                     ),
-                                });
+                                ));
                             }
                         }
                     }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::error::ApiError;
+use super::error::{ApiError, codes};
 use super::game::GameState;
 
 /// Bytes of randomness in a game id (128 bits, written as 32 hex digits).
@@ -157,9 +157,13 @@ impl Store {
                 Err(ApiError::not_found(format!(
                     "game '{id}' was dropped after {} s without a move",
                     idle.as_secs()
-                )))
+                ))
+                .with_code(codes::GAME_GONE))
             }
-            None => Err(ApiError::not_found(format!("there is no game '{id}'"))),
+            None => {
+                Err(ApiError::not_found(format!("there is no game '{id}'"))
+                    .with_code(codes::GAME_GONE))
+            }
         }
     }
 
@@ -167,7 +171,10 @@ impl Store {
     pub fn remove(&self, id: &str) -> Result<(), ApiError> {
         match self.lock()?.remove(id) {
             Some(_) => Ok(()),
-            None => Err(ApiError::not_found(format!("there is no game '{id}'"))),
+            None => {
+                Err(ApiError::not_found(format!("there is no game '{id}'"))
+                    .with_code(codes::GAME_GONE))
+            }
         }
     }
 
