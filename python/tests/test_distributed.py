@@ -1,5 +1,6 @@
 """Distributed training on a local multi-node Ray cluster: two nodes, two self-play workers, one
-killed with SIGKILL mid-run; the run finishes and its checkpoint is judged."""
+killed with SIGKILL mid-run; the run finishes and its checkpoint is judged. The driver killed with
+SIGKILL mid-run resumes from its last checkpoint and finishes the run."""
 
 import json
 import os
@@ -107,13 +108,53 @@ def test_two_workers_on_two_nodes_survive_a_killed_worker(cluster, tmp_path):
         assert j.returncode == 0, j.stderr
         assert json.loads(j.stdout)["optimal_rate"] == pytest.approx(report["optimal_rate"])
 
-    # Killed driver: --resume goes on from the last checkpoint, to a longer run.
+    # A finished run goes on with --resume, to a longer run.
     p = driver("--config", SMOKE, "--address", cluster.address, "--workers", "2", "--json",
                "--resume", *overrides(tmp_path), "--set", "run.iterations=12")
     out, err = p.communicate(timeout=600)
     assert p.returncode == 0, err
     assert json.loads(out)["iterations"] == 12
     assert "iteration 11/12" in err
+
+
+def test_a_driver_killed_mid_run_resumes_from_its_last_checkpoint(cluster, tmp_path):
+    """SIGKILL to the driver (no Ctrl-C, no checkpoint of its own) once iteration 5 of 10 is done
+    (checkpoints every 2 iterations); ``--resume`` goes on from the last checkpoint the killed
+    run wrote, keeps its iterations and positions, and finishes the run."""
+    p = driver("--config", SMOKE, "--address", cluster.address, "--workers", "2", "--json",
+               *overrides(tmp_path))
+    lines = []
+    for line in p.stderr:
+        lines.append(line)
+        if line.startswith("iteration 5/10"):
+            p.send_signal(signal.SIGKILL)
+            break
+    p.wait(timeout=60)
+    text = "".join(lines)
+    assert p.returncode == -signal.SIGKILL, f"the run ended before the driver could be killed:\n{text}"
+    ck = tmp_path / "ck" / "dist"
+    before = json.loads((ck / "meta.json").read_text())
+    # The checkpoint of iteration 4 (the one at 6 may or may not have been written by then).
+    assert before["iteration"] in (4, 6), before["iteration"]
+    assert before["positions"] >= before["iteration"] * 8192
+
+    p = driver("--config", SMOKE, "--address", cluster.address, "--workers", "2", "--json",
+               "--resume", *overrides(tmp_path))
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 0, err
+    summary = json.loads(out)
+    done = before["iteration"]
+    assert summary["iterations"] == 10
+    assert summary["iterations_this_session"] == 10 - done, summary
+    progress = [l for l in err.splitlines() if l.startswith("iteration ")]
+    assert progress[0].startswith(f"iteration {done + 1}/10"), progress
+    after = json.loads((ck / "meta.json").read_text())
+    assert after["iteration"] == 10
+    # The killed run's work is kept: its positions and steps, and the evaluations it made.
+    assert after["positions"] >= before["positions"] + (10 - done) * 8192
+    assert after["step"] > before["step"]
+    assert after["evaluations"][: len(before["evaluations"])] == before["evaluations"]
+    kalaha.Network.load(str(ck))
 
 
 def test_a_worker_that_stays_down_is_reported_and_the_run_goes_on(cluster, tmp_path):
