@@ -18,6 +18,13 @@ Figures (medians of ``--runs`` timed runs of about ``--seconds`` each, game step
 - ``open_spiel``: OpenSpiel's Python API on its Kalah(6,4) (``pyspiel.load_game("mancala")``),
   one game at a time, a random legal action per move (``random.choice(state.legal_actions())``),
   when ``open_spiel`` is installed.
+- ``gym_same_step``, ``gym_next_step``, ``gym_disabled``: the Gymnasium vector env
+  (``kalaha.gym.KalahVectorEnv``) in each autoreset mode, random legal actions drawn in numpy from
+  ``infos["action_mask"]`` (DISABLED: the games that ended restarted by
+  ``reset(options={"reset_mask": ...})`` after each step, as a trainer would), when ``gymnasium``
+  is installed.
+
+``--figures a,b``: only those figures (``rust_env`` is always measured).
 """
 
 from __future__ import annotations
@@ -120,6 +127,28 @@ def bench_step_random(games: int, threads: int, runs: int, seconds: float) -> li
     return timed_runs(env.step_random, games, runs, seconds)
 
 
+def bench_gym(mode: str, games: int, threads: int, runs: int, seconds: float) -> list[float]:
+    from gymnasium.vector import AutoresetMode
+
+    from kalaha.gym import KalahVectorEnv
+
+    mode = AutoresetMode[mode]
+    env = KalahVectorEnv(games, threads=threads, seed=1, autoreset_mode=mode)
+    sample = LegalSampler(env.single_action_space.n, np.random.default_rng(1))
+    state = {"mask": env.reset(seed=1)[1]["action_mask"]}
+
+    def one():
+        _, _, done, _, info = env.step(sample.from_mask(state["mask"]))
+        if mode == AutoresetMode.DISABLED and done.any():
+            info = env.reset(options={"reset_mask": done})[1]
+        state["mask"] = info["action_mask"]
+
+    return timed_runs(one, games, runs, seconds)
+
+
+GYM = {"gym_same_step": "SAME_STEP", "gym_next_step": "NEXT_STEP", "gym_disabled": "DISABLED"}
+
+
 def bench_open_spiel(runs: int, seconds: float) -> dict | None:
     try:
         import pyspiel
@@ -155,23 +184,41 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--figures", default=None, help="comma-separated figures to measure (default: all)")
     args = ap.parse_args()
     g, th, runs, sec = args.games, args.threads, args.runs, args.seconds
+    python_figures = {
+        "numpy_actions": lambda: bench_numpy_actions(g, th, 1, sec),
+        "numpy_from_mask": lambda: bench_numpy_from_mask(g, th, 1, sec),
+        "numpy_argmax": lambda: bench_numpy_argmax(g, th, 1, sec),
+        "step_random": lambda: bench_step_random(g, th, 1, sec),
+    }
+    try:
+        import gymnasium  # noqa: F401
+
+        for key, mode in GYM.items():
+            python_figures[key] = lambda mode=mode: bench_gym(mode, g, th, 1, sec)
+    except ImportError:
+        pass
+    known = [*python_figures, "open_spiel"]
+    wanted = known if args.figures is None else args.figures.split(",")
+    unknown = sorted(set(wanted) - set(known) - {"rust_env"})
+    if unknown:
+        ap.error(f"unknown figures {unknown} (known: rust_env, {', '.join(known)})")
 
     # The measurements take turns, one run of each per round, so that whatever else the machine
     # is doing weighs on all of them alike; medians over the rounds are reported.
-    rates: dict[str, list[float]] = {"rust_env": [], "numpy_actions": [], "numpy_from_mask": [], "numpy_argmax": [], "step_random": [], "open_spiel": []}
+    rates: dict[str, list[float]] = {"rust_env": [], "open_spiel": [], **{k: [] for k in python_figures}}
     spiel_game = None
     rules = None
     for _ in range(runs):
         rust = bench_env(games=g, threads=th, runs=1, seconds=sec)
         rules = rust["rules"]
         rates["rust_env"] += rust["runs"]
-        rates["numpy_actions"] += bench_numpy_actions(g, th, 1, sec)
-        rates["numpy_from_mask"] += bench_numpy_from_mask(g, th, 1, sec)
-        rates["numpy_argmax"] += bench_numpy_argmax(g, th, 1, sec)
-        rates["step_random"] += bench_step_random(g, th, 1, sec)
-        spiel = bench_open_spiel(1, sec)
+        for key, run in python_figures.items():
+            if key in wanted:
+                rates[key] += run()
+        spiel = bench_open_spiel(1, sec) if "open_spiel" in wanted else None
         if spiel is not None:
             spiel_game = spiel["game"]
             rates["open_spiel"] += spiel["runs"]
@@ -192,19 +239,24 @@ def main() -> None:
         "threads": th,
         "runs": runs,
         "seconds_per_run": sec,
-        "numpy_actions": fig("numpy_actions"),
-        "numpy_from_mask": fig("numpy_from_mask"),
-        "numpy_argmax": fig("numpy_argmax"),
-        "step_random": fig("step_random"),
         "rust_env": fig("rust_env"),
-        "step_random_vs_rust_env": statistics.median(rates["step_random"]) / statistics.median(rates["rust_env"]),
         "open_spiel": None,
     }
+    for key in python_figures:
+        if rates[key]:
+            out[key] = fig(key)
+    if rates["step_random"]:
+        out["step_random_vs_rust_env"] = statistics.median(rates["step_random"]) / statistics.median(rates["rust_env"])
+    if rates.get("gym_same_step") and rates.get("gym_next_step"):
+        out["gym_next_step_vs_same_step"] = (
+            statistics.median(rates["gym_next_step"]) / statistics.median(rates["gym_same_step"])
+        )
     if rates["open_spiel"]:
         spiel_rate = statistics.median(rates["open_spiel"])
         out["open_spiel"] = {"game": spiel_game, **fig("open_spiel")}
         for key in ("numpy_actions", "numpy_from_mask", "numpy_argmax", "step_random"):
-            out[f"{key}_vs_open_spiel"] = out[key]["steps_per_sec"] / spiel_rate
+            if key in out:
+                out[f"{key}_vs_open_spiel"] = out[key]["steps_per_sec"] / spiel_rate
     print(json.dumps(out, indent=2))
 
 
