@@ -62,11 +62,9 @@ __all__ = [
     "judge",
     "search",
     "solve",
-    "KalahEnv",
-    "KalahSelfPlayEnv",
-    "KalahVectorEnv",
-    "kalah_v0",
 ]
+# Not in __all__: the names below resolve on first use and need an optional package (gymnasium,
+# pettingzoo, torch), which ``from kalaha import *`` must not require.
 
 _LAZY = {
     "KalahEnv": ("kalaha.gym", "KalahEnv"),

@@ -136,3 +136,25 @@ def test_solve_small_game_from_the_start_and_rule_mismatch():
     assert value == max(moves.values())
     with pytest.raises(ValueError, match="played under"):
         kalaha.solve(kalaha.Position.start(rules), rules="international")
+
+
+def test_import_needs_only_numpy():
+    """``import kalaha`` and ``from kalaha import *`` work with gymnasium, pettingzoo and torch
+    missing (blocked in a subprocess); the classes that need them say so when first used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for m in ('gymnasium', 'pettingzoo', 'torch'): sys.modules[m] = None\n"
+        "from kalaha import *\n"
+        "import kalaha\n"
+        "assert Position.start().legal_actions()\n"
+        "try:\n"
+        "    kalaha.KalahEnv\n"
+        "except ImportError as e:\n"
+        "    print('ImportError', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("ImportError") and "gymnasium" in out.stdout, out.stdout
