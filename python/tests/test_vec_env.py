@@ -333,3 +333,56 @@ def test_legal_bits_are_the_mask_as_integers():
         expected = (mask.astype(np.uint16) << np.arange(mask.shape[1], dtype=np.uint16)).sum(axis=1)
         np.testing.assert_array_equal(bits, expected)
         env.step_random()
+
+
+def test_step_with_skip_leaves_those_games_and_reset_games_restarts_only_those():
+    """``step(actions, skip)``: the games ``skip`` marks stay as they were (reward 0, not done; their
+    action, even an illegal one, not played), the others step as a twin stepped with ``step``;
+    ``reset_games(which)`` restarts only the games marked. Wrong lengths and an illegal action in a
+    game not skipped raise ValueError and change nothing."""
+    rules = kalaha.Rules(pits=3, seeds=2)
+    env = kalaha.VecEnv(12, rules, seed=4, threads=1)
+    obs, mask, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    skipped = ended = 0
+    for t in range(200):
+        twin = pickle.loads(pickle.dumps(env))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        skip = rng.random(12) < 0.3
+        before = [str(p) for p in env.positions()]
+        # A skipped game's action is not read: an illegal one (a pit without seeds, or swap) passes.
+        given = actions.copy()
+        for i in np.flatnonzero(skip):
+            bad = np.flatnonzero(~mask[i])
+            if len(bad):
+                given[i] = bad[0]
+        obs, mask, to_play, reward, done = env.step(given, skip)
+        t_obs, t_mask, t_to_play, t_reward, t_done = twin.step(actions)
+        after = [str(p) for p in env.positions()]
+        for i in range(12):
+            if skip[i]:
+                assert after[i] == before[i] and reward[i] == 0.0 and not done[i], (t, i)
+            else:
+                np.testing.assert_array_equal(obs[i], t_obs[i])
+                assert (reward[i], done[i], to_play[i]) == (t_reward[i], t_done[i], t_to_play[i])
+        skipped += int(skip.sum())
+        ended += int(done.sum())
+        if t % 10 == 5:
+            which = rng.random(12) < 0.25
+            obs, mask, _ = env.reset_games(which)
+            start = kalaha.Position.start(rules)
+            kept = [str(p) for p in env.positions()]
+            for i in range(12):
+                assert (kept[i] == str(start)) if which[i] else (kept[i] == after[i])
+    assert skipped > 300 and ended > 20
+    state = pickle.dumps(env)
+    with pytest.raises(ValueError, match="skip has 11 rows"):
+        env.step(np.zeros(12, dtype=np.int64), np.zeros(11, dtype=bool))
+    with pytest.raises(ValueError, match="which has 13 rows"):
+        env.reset_games(np.zeros(13, dtype=bool))
+    illegal = np.array([np.flatnonzero(m)[0] for m in mask])
+    game = int(np.flatnonzero((~mask).any(axis=1))[0])
+    illegal[game] = np.flatnonzero(~mask[game])[0]
+    with pytest.raises(ValueError, match=f"game {game}"):
+        env.step(illegal, np.zeros(12, dtype=bool))
+    assert pickle.dumps(env) == state
