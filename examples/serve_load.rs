@@ -26,7 +26,7 @@ fn args() -> Args {
     let mut a = Args {
         games: 200,
         think: Duration::from_millis(300),
-        levels: ["easy", "medium", "hard", "perfect"]
+        levels: ["easy", "medium", "hard", "strongest"]
             .map(String::from)
             .to_vec(),
         json: false,

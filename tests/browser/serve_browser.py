@@ -374,6 +374,9 @@ def main():
                     driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
                     assert js("return window.kalahaReview().at") == max(nxt - 1, 0)
                     check_words(f"{where} review")
+                    # On the upright phone the board stays in sight while the review's buttons scroll.
+                    top, bottom, vh = js("const r = document.getElementById('board-wrap').getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]")
+                    assert top >= -1 and bottom <= vh + 1, f"{where}: the review's board is off the screen ({top:.0f}..{bottom:.0f} of {vh} px)"
                     if li == 0:
                         shot("phone-390-review")
                     checks.append(f"{lang}: review opened on move {at + 1} ({'the first mistake' if review['mistakes'] else 'no mistake'}), {len(review['moves'])} moves, {review['proven']} proven")
