@@ -1,5 +1,6 @@
 //! The training configuration: a TOML file with `--set key.sub=value` overrides, checked before
-//! anything runs. Unknown keys and impossible values are errors that name the key.
+//! anything runs. Unknown keys and impossible values are errors that name the key and say where
+//! its value came from: the `--set` that gave it, else its line in the config file ([`locate`]).
 
 use std::path::{Path, PathBuf};
 
@@ -281,13 +282,141 @@ pub struct EvalConfig {
 fn time_limit(seconds: f64, key: &str) -> anyhow::Result<Option<std::time::Duration>> {
     match crate::solver::seconds::seconds(seconds) {
         Ok(d) => Ok((!d.is_zero()).then_some(d)),
-        Err(e) => bail!("{key} {e} (0: no limit)"),
+        Err(e) => Err(KeyError::new(key, format!("{key} {e} (0: no limit)")).into()),
     }
 }
 
 /// `Ok` if `ok`, else an error naming `key` and saying `why`.
 fn check(ok: bool, key: &str, why: &str) -> anyhow::Result<()> {
-    if ok { Ok(()) } else { bail!("{key} {why}") }
+    if ok {
+        Ok(())
+    } else {
+        Err(KeyError::new(key, format!("{key} {why}")).into())
+    }
+}
+
+/// A value the config cannot take, with the dotted key it is under; [`locate`] adds where the
+/// value came from. (The merged table the config is read from is no file anyone wrote: a line of
+/// it would point nowhere.)
+#[derive(Debug)]
+pub(crate) struct KeyError {
+    /// The dotted key (`search.simulations`; an unknown key's own name).
+    key: String,
+    /// What is wrong, the key named in it.
+    text: String,
+}
+
+impl KeyError {
+    fn new(key: &str, text: String) -> KeyError {
+        KeyError {
+            key: key.to_string(),
+            text,
+        }
+    }
+}
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// Reads the merged table (file, stages' sets, overrides) into a config; a value of the wrong
+/// type, out of its type's range, or under an unknown key is a [`KeyError`] naming the key.
+fn read_table(table: toml::Table) -> anyhow::Result<TrainConfig> {
+    toml::Value::Table(table)
+        .try_into::<TrainConfig>()
+        .map_err(|e| {
+            // toml keeps the key path private and shows it as the last line, "in `a.b`", of an
+            // error without a source text.
+            let shown = e.to_string();
+            let mut key = shown
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("in `")?.strip_suffix('`'))
+                .unwrap_or("")
+                .to_string();
+            let message = e.message().trim_end().to_string();
+            // An unknown or missing key is reported at the table above it.
+            let named = ["unknown field `", "missing field `"]
+                .iter()
+                .find_map(|p| message.strip_prefix(p)?.split('`').next());
+            if let Some(field) = named {
+                key = if key.is_empty() {
+                    field.to_string()
+                } else {
+                    format!("{key}.{field}")
+                };
+            }
+            let text = if key.is_empty() {
+                message
+            } else {
+                format!("{key}: {message}")
+            };
+            KeyError { key, text }.into()
+        })
+}
+
+/// Says where the value behind a [`KeyError`] came from, as context: the last of `sets` (the
+/// `--set` overrides) that names its key, else the line of the config `text` that holds it (in the
+/// `set` of stage `stage` (0-based) or of an earlier stage, else the file's own settings). Other
+/// errors, and a key found nowhere (a missing one), pass as they are.
+pub(crate) fn locate(
+    err: anyhow::Error,
+    text: &str,
+    sets: &[String],
+    stage: Option<usize>,
+) -> anyhow::Error {
+    let Some(key) = err.downcast_ref::<KeyError>().map(|k| k.key.clone()) else {
+        return err;
+    };
+    let covers = |a: &str, b: &str| a == b || b.starts_with(a) && b[a.len()..].starts_with('.');
+    if let Some(set) = sets
+        .iter()
+        .rev()
+        .find(|s| covers(override_key(s), &key) || covers(&key, override_key(s)))
+    {
+        return err.context(format!("--set '{set}'"));
+    }
+    match key_line(text, &key, stage) {
+        Some((line, Some(j))) => err.context(format!("line {line} (the set of stage {})", j + 1)),
+        Some((line, None)) => err.context(format!("line {line}")),
+        None => err,
+    }
+}
+
+/// The 1-based line of `text` that holds the dotted `key`, and the stage (0-based) whose `set`
+/// holds it: searched in the sets of stage `stage` down to the first, then in the file's own
+/// settings.
+fn key_line(text: &str, key: &str, stage: Option<usize>) -> Option<(usize, Option<usize>)> {
+    use toml::de::{DeTable, DeValue};
+    fn find(t: &DeTable<'_>, path: &[&str]) -> Option<std::ops::Range<usize>> {
+        let (first, rest) = path.split_first()?;
+        let (k, v) = t.iter().find(|(k, _)| k.get_ref().as_ref() == *first)?;
+        match (rest.is_empty(), v.get_ref()) {
+            (true, _) => Some(k.span()),
+            (false, DeValue::Table(inner)) => find(inner, rest),
+            _ => None,
+        }
+    }
+    let doc = DeTable::parse(text).ok()?;
+    let path: Vec<&str> = key.split('.').collect();
+    let stages = doc
+        .get_ref()
+        .iter()
+        .find(|(k, _)| k.get_ref().as_ref() == "stage")
+        .and_then(|(_, v)| v.get_ref().as_array());
+    let in_stage = stage.zip(stages).and_then(|(i, stages)| {
+        (0..=i).rev().find_map(|j| {
+            let table = stages.get(j)?.get_ref().as_table()?;
+            let (_, set) = table.iter().find(|(k, _)| k.get_ref().as_ref() == "set")?;
+            find(set.get_ref().as_table()?, &path).map(|span| (span, Some(j)))
+        })
+    });
+    let (span, j) = in_stage.or_else(|| find(doc.get_ref(), &path).map(|s| (s, None)))?;
+    Some((text[..span.start].matches('\n').count() + 1, j))
 }
 
 impl TrainConfig {
@@ -317,7 +446,7 @@ impl TrainConfig {
             apply_set(&mut table, set)?;
         }
         fix(&mut table)?;
-        let cfg: TrainConfig = toml::from_str(&toml::to_string(&table)?)?;
+        let cfg = read_table(table)?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -761,5 +890,112 @@ mod tests {
         assert!(msg.contains("optim.store_resplit") && msg.contains("value_target_mix"));
         let c = TrainConfig::parse(SMOKE, &["optim.store_resplit=0.5".to_string()]).unwrap();
         assert_eq!(c.optim.store_resplit, 0.5);
+    }
+
+    /// The config's time limits go through one range check (`solver::seconds`): a number past
+    /// `Duration`'s range, infinite, negative or not a number is an error naming the key (it
+    /// panicked in `Duration::from_secs_f64` before, issue 54); 0 (no limit) and plain seconds pass.
+    #[test]
+    fn time_limits_out_of_range_are_refused_by_key() {
+        for key in ["selfplay.label_time_limit", "eval.solver_time_limit"] {
+            for bad in ["1e30", "inf", "-inf", "nan", "-1.0", "1e300"] {
+                let e = TrainConfig::parse(SMOKE, &[format!("{key}={bad}")]).unwrap_err();
+                let shown = format!("{e:#}");
+                assert!(
+                    shown.contains(key) && shown.contains("out of range"),
+                    "{key}={bad}: {shown}"
+                );
+            }
+            for good in ["0", "0.5", "30"] {
+                let c = TrainConfig::parse(SMOKE, &[format!("{key}={good}")]).unwrap();
+                let limit = if key.starts_with("selfplay") {
+                    c.label_time_limit()
+                } else {
+                    c.judge_time_limit()
+                };
+                let want: f64 = good.parse().unwrap();
+                assert_eq!(limit.map_or(0.0, |d| d.as_secs_f64()), want, "{key}={good}");
+            }
+        }
+    }
+
+    /// A value the config cannot take names its key and where it came from: the `--set` that gave
+    /// it, or its line in the file (in a stage's set or the file's own settings), never a line of
+    /// the merged table the config is read from (no one wrote that text).
+    #[test]
+    fn a_bad_value_names_its_key_and_its_source() {
+        let recipe = |text: &str, sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let e = super::super::Recipe::parse(text, &sets, "c.toml").unwrap_err();
+            let shown = format!("{e:#}");
+            assert!(!shown.contains("TOML parse error"), "{shown}");
+            shown
+        };
+        let e = |sets: &[&str]| recipe(SMOKE, sets);
+        // Overrides: a wrong type, a number out of its type's range, an unknown key, a value the
+        // checks refuse, a section replaced by a number.
+        let m = e(&["search.simulations=\"abc\""]);
+        assert!(
+            m.starts_with("--set 'search.simulations=\"abc\"': search.simulations: invalid type"),
+            "{m}"
+        );
+        let m = e(&["run.seed=1", "search.simulations=-5"]);
+        assert!(
+            m.starts_with("--set 'search.simulations=-5': search.simulations: invalid value"),
+            "{m}"
+        );
+        let m = e(&["search.simulationz=3"]);
+        assert!(
+            m.starts_with("--set 'search.simulationz=3': search.simulationz: unknown field"),
+            "{m}"
+        );
+        let m = e(&["selfplay.games=0"]);
+        assert!(
+            m.starts_with("--set 'selfplay.games=0': selfplay.games must be"),
+            "{m}"
+        );
+        let m = e(&["search=3"]);
+        assert!(
+            m.starts_with("--set 'search=3': search: invalid type"),
+            "{m}"
+        );
+        // The file's own line: `simulations = 4` is on line 30 of configs/smoke.toml.
+        let line = SMOKE
+            .lines()
+            .position(|l| l.starts_with("simulations ="))
+            .unwrap()
+            + 1;
+        let bad = SMOKE.replacen("simulations = 4", "simulations = 4.5", 1);
+        let m = recipe(&bad, &[]);
+        assert!(
+            m.starts_with(&format!("line {line}: search.simulations: invalid type")),
+            "{m}"
+        );
+        // An override of another key leaves the file's line to blame.
+        let m = recipe(&bad, &["search.c_visit=40"]);
+        assert!(m.starts_with(&format!("line {line}: ")), "{m}");
+        let bad = SMOKE.replacen("simulations = 4", "simulations = 0", 1);
+        let m = recipe(&bad, &[]);
+        assert!(
+            m.starts_with(&format!("line {line}: search.simulations must be")),
+            "{m}"
+        );
+        // A stage's set: its own line, and the stage named; later stages inherit it.
+        let staged = format!(
+            "{SMOKE}\n[[stage]]\nname = \"a\"\niterations = 1\n\n[[stage]]\nname = \"b\"\niterations = 1\nset = {{ search.simulations = \"many\" }}\n\n[[stage]]\nname = \"c\"\niterations = 1\n"
+        );
+        let line = staged.lines().count() - 4;
+        let m = recipe(&staged, &[]);
+        assert!(
+            m.starts_with(&format!(
+                "stage 2 (b): line {line} (the set of stage 2): search.simulations: invalid type"
+            )),
+            "{m}"
+        );
+        let m = recipe(&staged, &["search.simulations=\"x\""]);
+        assert!(
+            m.contains("--set 'search.simulations=\"x\"': search.simulations"),
+            "{m}"
+        );
     }
 }

@@ -34,7 +34,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::TrainConfig;
-use super::config::apply_set_value;
+use super::config::{apply_set_value, locate};
 
 /// One stage of a recipe, resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,7 +143,8 @@ impl Recipe {
         };
         let config_sha256 = crate::lineage::sha256_hex(text.as_bytes());
         if stage_tables.is_empty() {
-            let cfg = TrainConfig::from_table(table, sets)?;
+            let cfg =
+                TrainConfig::from_table(table, sets).map_err(|e| locate(e, text, sets, None))?;
             let root = cfg.run.checkpoint_dir.join(&cfg.run.name);
             return Ok(Recipe {
                 config: config.to_string(),
@@ -159,6 +160,7 @@ impl Recipe {
         }
         // The file's own settings with the overrides: the recipe's name and folders.
         let base = TrainConfig::from_table(table.clone(), sets)
+            .map_err(|e| locate(e, text, sets, None))
             .context("the settings before the stages")?;
         let root = base.run.checkpoint_dir.join(&base.run.name);
         let logs = base.run.experiment_dir.join(&base.run.name);
@@ -225,6 +227,7 @@ impl Recipe {
                 }
                 Ok(())
             })
+            .map_err(|e| locate(e, text, sets, Some(i)))
             .with_context(|| what.clone())?;
             stages.push(Stage {
                 name: st.name,
