@@ -159,6 +159,35 @@ fn each_pair_of_games_shares_an_opening_from_both_seats() {
         assert_eq!(r.games, 6);
         assert_eq!(r.a_wins + r.draws + r.b_wins, 6);
     }
+    // Each move is timed once and put down to the bot in the seat to move.
+    let mut a_moves = vec![0u32; table.len()];
+    let mut b_moves = vec![0u32; table.len()];
+    for g in &games {
+        let history = g.game.history();
+        assert_eq!(g.seconds.len(), history.len());
+        for (played, &seconds) in history.iter().zip(&g.seconds) {
+            assert!(seconds.is_finite() && seconds >= 0.0);
+            let a_moves_now = (played.before.to_move() == kalaha::rules::Side::South) == g.a_south;
+            *if a_moves_now {
+                &mut a_moves
+            } else {
+                &mut b_moves
+            }
+            .get_mut(g.pairing)
+            .unwrap() += 1;
+        }
+    }
+    for (p, r) in table.iter().enumerate() {
+        assert_eq!(
+            (r.a_proofs, r.b_proofs),
+            (None, None),
+            "these bots prove nothing"
+        );
+        assert_eq!(r.a_move_seconds.moves, a_moves[p], "{} vs {}", r.a, r.b);
+        assert_eq!(r.b_move_seconds.moves, b_moves[p], "{} vs {}", r.a, r.b);
+        let t = r.a_move_seconds;
+        assert!(t.median <= t.p95 && t.p95 <= t.max && t.mean <= t.max);
+    }
 }
 
 /// Plain negamax over the whole tree: the final margin for the player to move.
@@ -392,13 +421,24 @@ fn eval_writes_reports_and_reuses_a_saved_opening_set() {
         );
         serde_json::from_slice(&out.stdout).expect("one JSON object")
     };
+    // The games and their results, without the move times (wall clock).
+    let games = |report: &serde_json::Value| {
+        let mut pairings = report["pairings"].clone();
+        for p in pairings.as_array_mut().expect("pairings") {
+            let p = p.as_object_mut().expect("a pairing");
+            for side in ["a", "b"] {
+                let t = p
+                    .remove(&format!("{side}_move_seconds"))
+                    .expect("move times");
+                assert!(t["moves"].as_u64().is_some_and(|n| n > 0), "{t}");
+            }
+        }
+        pairings
+    };
     let first = run("one");
     assert!(openings.is_file(), "the opening set was saved");
     let second = run("two");
-    assert_eq!(
-        first["pairings"], second["pairings"],
-        "same openings, same games"
-    );
+    assert_eq!(games(&first), games(&second), "same openings, same games");
     assert_eq!(first["games_played"], 12);
     assert_eq!(first["anchor"], "random");
     let ratings = first["ratings"].as_array().unwrap();
@@ -682,4 +722,14 @@ fn a_guarded_bots_proofs_hold_up_under_the_judge() {
             assert_eq!(p.is_some(), by_a);
         }
     }
+    // The series' table counts the same proofs, unjudged, and none for the random player.
+    let table = tally(&arena.players, &arena.pairings(), &games);
+    let proofs = table[0]
+        .a_proofs
+        .expect("the guarded bot's proofs in the table");
+    assert_eq!(
+        (proofs.optimal, proofs.keeps_result, proofs.not_proven),
+        (t.optimal.moves, t.keeps_result.moves, t.not_proven.moves)
+    );
+    assert_eq!(table[0].b_proofs, None);
 }

@@ -8,7 +8,9 @@ of the two keeps.
         [--setting NAME:KEY=VALUE,... ...] [--json]
 
 A setting is a name and the keywords of ``kalaha.search`` it changes, e.g.
-``mm0.5:minimax_weight=0.5``; ``hard`` (no keyword) is always first.
+``mm0.5:minimax_weight=0.5``, or a name and a whole bot, ``NAME:bot=SPEC`` (e.g.
+``ab2000:bot=policy:checkpoints/kalah64:alphabeta=2000``: the bot's move at each position,
+``--threads`` bots at once); ``hard`` (no keyword) is always first.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +35,8 @@ LINES = HERE.parent / "midgame-labels" / "labels-6x4-games-seed1.jsonl"
 
 def setting(text: str) -> tuple[str, dict]:
     name, _, rest = text.partition(":")
+    if rest.startswith("bot="):
+        return name, {"bot": rest[len("bot="):]}
     kw = {}
     for item in filter(None, rest.split(",")):
         k, _, v = item.partition("=")
@@ -41,11 +46,27 @@ def setting(text: str) -> tuple[str, dict]:
     return name, kw
 
 
+def bot_actions(spec: str, positions: list, threads: int) -> np.ndarray:
+    """Each position's action by the bot ``spec`` (one bot a thread, positions in order)."""
+    chunks = [list(range(i, len(positions), threads)) for i in range(threads)]
+    acts = np.zeros(len(positions), dtype=np.int64)
+
+    def run(chunk: list) -> None:
+        bot = kalaha.Bot(spec, seed=0)
+        for i in chunk:
+            acts[i] = bot.act_action(positions[i])
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(run, chunks))
+    return acts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--network", default="auto")
     ap.add_argument("--simulations", type=int, default=64)
     ap.add_argument("--setting", nargs="*", default=[])
+    ap.add_argument("--threads", type=int, default=2, help="bots at once for bot= settings")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = [r for r in load([LINES]) if r["source"] == "solver-games"]
@@ -57,8 +78,11 @@ def main() -> None:
     base = None
     for name, kw in settings:
         t = time.time()
-        acts = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
-                             endgame_db=True, **kw)["action"] + 1
+        if "bot" in kw:
+            acts = bot_actions(kw["bot"], positions, a.threads) + 1
+        else:
+            acts = kalaha.search(positions, net, simulations=a.simulations, temperature=0.0,
+                                 endgame_db=True, **kw)["action"] + 1
         seconds = time.time() - t
         optimal, kept, _ = judged(acts, rows)
         sides = sides_kept(rows, kept)

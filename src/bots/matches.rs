@@ -65,32 +65,50 @@ pub fn play_game_gated(
     rng: &mut GameRng,
     gate: Option<&Gate>,
 ) -> Game {
-    play_game_proved(start, south, north, rng, gate).0
+    play_game_proved(start, south, north, rng, gate).game
 }
 
-/// [`play_game_gated`], with what each move's bot proved about it ([`super::Bot::last_proof`]: none for
-/// bots that do not prove), one per move of the game.
+/// A game as [`play_game_proved`] played it, with a note on each move.
+#[derive(Clone, Debug)]
+pub struct PlayedGame {
+    /// The whole game.
+    pub game: Game,
+    /// What the bot that made each move proved about it ([`super::Bot::last_proof`]: none for bots
+    /// that do not prove).
+    pub proofs: Vec<Option<Proof>>,
+    /// The seconds each move's bot took to choose it (wall time, waits for a shared batch and
+    /// for a place of the gate excluded).
+    pub seconds: Vec<f32>,
+}
+
+/// [`play_game_gated`], with what each move's bot proved about it and how long it thought, one
+/// note per move of the game.
 pub fn play_game_proved(
     start: Position,
     south: &Player,
     north: &Player,
     rng: &mut GameRng,
     gate: Option<&Gate>,
-) -> (Game, Vec<Option<Proof>>) {
+) -> PlayedGame {
     let players = [south, north];
     let mut bots = [south.build(), north.build()];
-    let mut game = Game::from_position(start);
-    let mut proofs = Vec::new();
-    while !game.position().is_over() {
-        let pos = *game.position();
+    let mut played = PlayedGame {
+        game: Game::from_position(start),
+        proofs: Vec::new(),
+        seconds: Vec::new(),
+    };
+    while !played.game.position().is_over() {
+        let pos = *played.game.position();
         // The player in the seat to move is the bot that started there, or the other after a swap.
-        let bot = game.seat_of(pos.to_move()).index();
+        let bot = played.game.seat_of(pos.to_move()).index();
         let _place = gate.filter(|_| !players[bot].is_batched()).map(Gate::hold);
+        let clock = std::time::Instant::now();
         let mv = bots[bot].choose(&pos, rng);
-        proofs.push(bots[bot].last_proof());
-        game.play(mv).expect("bots play legal moves");
+        played.seconds.push(clock.elapsed().as_secs_f32());
+        played.proofs.push(bots[bot].last_proof());
+        played.game.play(mv).expect("bots play legal moves");
     }
-    (game, proofs)
+    played
 }
 
 /// A counting semaphore: at most `places` holders at once, the others wait.

@@ -63,18 +63,7 @@ fn child_value(pos: &Position, mv: Move, depth: u32, alpha: i32, beta: i32) -> i
 /// Legal moves with extra-turn moves first (they are usually best and cut early), then pits from
 /// the store side.
 fn ordered(pos: &Position) -> impl Iterator<Item = Move> + use<> {
-    let m = pos.rules().pits();
-    let side = pos.to_move();
-    let mut moves: Vec<Move> = pos.legal_moves().iter().collect();
-    moves.sort_by_key(|&mv| match mv {
-        Move::Pit(p) => {
-            let seeds = pos.pit(side, p as usize) as usize;
-            let extra = seeds % (2 * m + 1) == m + 1 - p as usize;
-            (!extra, std::cmp::Reverse(p))
-        }
-        Move::Swap => (true, std::cmp::Reverse(0)),
-    });
-    moves.into_iter()
+    crate::search::alphabeta::heuristic_order(pos).into_iter()
 }
 
 impl Minimax {

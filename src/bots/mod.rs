@@ -32,8 +32,8 @@ use crate::rules::{Move, Position};
 
 pub use greedy::Greedy;
 pub use matches::{
-    BATCHED_GAMES, Gate, MatchConfig, MatchSummary, Place, game_rng, play_game, play_game_gated,
-    play_game_proved, play_on_threads, run_match, run_match_until,
+    BATCHED_GAMES, Gate, MatchConfig, MatchSummary, Place, PlayedGame, game_rng, play_game,
+    play_game_gated, play_game_proved, play_on_threads, run_match, run_match_until,
 };
 pub use mcts::Mcts;
 pub use minimax::Minimax;
@@ -142,7 +142,10 @@ pub enum BotSpec {
     /// `:prove=off` (with SIMS: whether the search proves subtrees,
     /// [`crate::search::SearchConfig::prove`]; the checkpoint's setting by default), `:minimax=A`
     /// (with SIMS: the weight of implicit minimax backups,
-    /// [`crate::search::SearchConfig::minimax_weight`]; 0 by default), `:db=off`
+    /// [`crate::search::SearchConfig::minimax_weight`]; 0 by default), `:alphabeta=BUDGET`
+    /// (without SIMS: alpha-beta with iterative deepening over the network's margin head, its
+    /// policy ordering the moves, within `100ms` a move or `5000` network evaluations a move;
+    /// [`crate::search::alphabeta`]), `:db=off`
     /// (no database: the network and its search alone) and `:db=N` (the database of N seeds on
     /// the board, e.g. 24 for Kalah(6,4): 1.25 GB, built in minutes on first use), e.g.
     /// `policy:PATH:64:margin=0.5:db=off`. `policy:auto[:SIMS]` ([`AUTO`]) is the network trained
@@ -164,6 +167,9 @@ pub enum BotSpec {
         minimax: Option<u16>,
         /// The endgame database that answers the positions it covers (`:db=off`: none).
         db: PlayDb,
+        /// `:alphabeta=BUDGET` (without SIMS): alpha-beta over the network's margin head instead
+        /// of the Gumbel search ([`crate::search::alphabeta`]).
+        alphabeta: Option<crate::search::alphabeta::Budget>,
     },
 }
 
@@ -299,6 +305,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
     let c_scales = format!("{}..={}", PLAY_C_SCALES.start(), PLAY_C_SCALES.end());
     let (mut rest, mut margin, mut c_scale, mut prove, mut minimax, mut db) =
         (rest, None, None, None, None, None);
+    let mut alphabeta = None;
     while let Some((before, (key, value))) = rest
         .rsplit_once(':')
         .and_then(|(before, last)| option(last).map(|kv| (before, kv)))
@@ -313,6 +320,9 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             "prove" => prove.replace(options::prove(value).map_err(bad)?).is_some(),
             "minimax" => minimax
                 .replace(milli(value, options::minimax_weight, "minimax weight", "0..=1")? as u16)
+                .is_some(),
+            "alphabeta" => alphabeta
+                .replace(value.parse().map_err(|e: String| bad(e))?)
                 .is_some(),
             "db" => db
                 .replace(match value {
@@ -331,7 +341,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
                 .is_some(),
             _ => {
                 return Err(bad(format!(
-                    "unknown option '{key}' (expected margin=W, c_scale=X, prove=on, prove=off, minimax=A, db=off or db=N)"
+                    "unknown option '{key}' (expected margin=W, c_scale=X, prove=on, prove=off, minimax=A, alphabeta=BUDGET, db=off or db=N)"
                 )));
             }
         };
@@ -371,6 +381,11 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
             return Err(bad(format!("{key} needs a simulation count before it")));
         }
     }
+    if alphabeta.is_some() && sims.is_some() {
+        return Err(bad(
+            "alphabeta=BUDGET replaces the simulations' search: give one or the other".into(),
+        ));
+    }
     if path.is_empty() {
         return Err(bad(
             "needs a checkpoint path, e.g. policy:checkpoints/kalah64, or auto".into(),
@@ -384,6 +399,7 @@ fn parse_policy(spec: &str, rest: &str) -> Result<BotSpec, BotSpecError> {
         prove,
         minimax,
         db: db.unwrap_or(PlayDb::Default),
+        alphabeta,
     })
 }
 
@@ -397,12 +413,14 @@ impl BotSpec {
                 c_scale,
                 prove,
                 minimax,
+                alphabeta,
                 ..
             } => SearchOptions {
                 margin: margin.map(|w| w as f32 / 1000.0),
                 c_scale: c_scale.map(|x| x as f32 / 1000.0),
                 prove: *prove,
                 minimax: minimax.map(|a| a as f32 / 1000.0),
+                alphabeta: *alphabeta,
             },
             _ => SearchOptions::default(),
         }
@@ -437,6 +455,7 @@ impl fmt::Display for BotSpec {
                 prove,
                 minimax,
                 db,
+                alphabeta,
             } => {
                 write!(f, "policy:{path}")?;
                 if let Some(n) = sims {
@@ -453,6 +472,9 @@ impl fmt::Display for BotSpec {
                 }
                 if let Some(a) = minimax {
                     write!(f, ":minimax={}", *a as f32 / 1000.0)?;
+                }
+                if let Some(b) = alphabeta {
+                    write!(f, ":alphabeta={b}")?;
                 }
                 match db {
                     PlayDb::Off => f.write_str(":db=off")?,
@@ -498,6 +520,7 @@ mod tests {
             prove: None,
             minimax: None,
             db,
+            alphabeta: None,
         };
         let (on, off) = (PlayDb::Default, PlayDb::Off);
         assert_eq!(p("policy:ck/run"), spec(None, None, on));
@@ -530,6 +553,8 @@ mod tests {
             "policy:ck/run:256:margin=0.5:prove=off:db=off",
             "policy:ck/run:64:c_scale=3",
             "policy:ck/run:64:margin=0.9:c_scale=0.25:db=off",
+            "policy:ck/run:alphabeta=100ms",
+            "policy:auto:alphabeta=5000:db=off",
         ] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
@@ -542,6 +567,14 @@ mod tests {
         assert_eq!((options.c_scale, options.margin), (Some(3.0), Some(0.5)));
         // The default is not printed.
         assert_eq!(p("policy:ck/run:64:db=on").to_string(), "policy:ck/run:64");
+        use crate::search::alphabeta::Budget;
+        let ab = |s: &str| p(s).search_options().alphabeta;
+        assert_eq!(ab("policy:ck:alphabeta=100ms"), Some(Budget::Millis(100)));
+        assert_eq!(
+            ab("policy:ck:db=off:alphabeta=5000"),
+            Some(Budget::Evals(5000))
+        );
+        assert_eq!(ab("policy:ck:64"), None);
     }
 
     #[cfg(feature = "train")]
@@ -572,6 +605,24 @@ mod tests {
         assert!(e("policy:ck:64:prove=on:prove=off").contains("prove= is given twice"));
         assert!(e("policy::db=off").contains("needs a checkpoint path"));
         assert!(e("policy:ck:0:db=off").contains("simulations must be 1 to"));
+        for bad in [
+            "0",
+            "0ms",
+            "ms",
+            "1.5ms",
+            "-3",
+            "100s",
+            "600001ms",
+            "100000001",
+            "",
+        ] {
+            assert!(
+                e(&format!("policy:ck:alphabeta={bad}")).contains("alpha-beta budget"),
+                "alphabeta={bad}"
+            );
+        }
+        assert!(e("policy:ck:64:alphabeta=100ms").contains("give one or the other"));
+        assert!(e("policy:ck:alphabeta=9:alphabeta=9").contains("alphabeta= is given twice"));
     }
 
     #[cfg(feature = "train")]

@@ -18,6 +18,9 @@ pub struct SearchOptions {
     pub prove: Option<bool>,
     /// `:minimax=A`: the weight of implicit minimax backups (`SearchConfig::minimax_weight`).
     pub minimax: Option<f32>,
+    /// `:alphabeta=BUDGET` (bot specs only): alpha-beta over the network's margin head instead of
+    /// the Gumbel search (`crate::search::alphabeta`).
+    pub alphabeta: Option<crate::search::alphabeta::Budget>,
 }
 
 /// A weight named `what`: a number from 0 to 1.
@@ -74,6 +77,7 @@ impl SearchOptions {
             c_scale: c_scale_.map(c_scale).transpose()?,
             prove,
             minimax: minimax.map(minimax_weight).transpose()?,
+            alphabeta: None,
         })
     }
 }

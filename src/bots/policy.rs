@@ -14,6 +14,7 @@ use crate::env::rng::GameRng;
 use crate::nn::NetEvaluator;
 use crate::nn::model::Model;
 use crate::rules::{Move, Position};
+use crate::search::alphabeta::AlphaBeta;
 use crate::search::{Evaluator, Oracle, SearchConfig, best_logit, search_batch_with};
 use crate::solver::EndgameOracle;
 
@@ -24,6 +25,8 @@ pub struct PolicyBot {
     /// The search settings: the checkpoint's self-play utility and Q transform.
     search: SearchConfig,
     oracle: Option<Arc<EndgameOracle>>,
+    /// `:alphabeta=BUDGET`: alpha-beta over the margin head in place of the Gumbel search.
+    alphabeta: Option<AlphaBeta>,
 }
 
 impl PolicyBot {
@@ -54,6 +57,7 @@ impl PolicyBot {
             sims,
             search: search_config(model, sims, options),
             oracle,
+            alphabeta: options.alphabeta.map(AlphaBeta::new),
         }
     }
 }
@@ -101,7 +105,7 @@ impl Bot for PolicyBot {
     /// The network's best of `moves`: where the database covers the position, the highest logit
     /// among the moves of the best exact value (among all of `moves` if none of those is one);
     /// else the search's move if it is one of them, or their highest in the improved policy (the
-    /// highest logit without search).
+    /// highest logit without search); with `:alphabeta=`, alpha-beta's best of `moves`.
     fn choose_among(&mut self, pos: &Position, moves: &[Move], rng: &mut GameRng) -> Move {
         let pits = pos.rules().pits();
         let allowed: Vec<usize> = moves.iter().map(|m| m.action(pits)).collect();
@@ -117,6 +121,10 @@ impl Bot for PolicyBot {
                 .filter(|a| allowed.contains(a))
                 .collect();
             return pick(&logits, if best.is_empty() { &allowed } else { &best });
+        }
+        if let Some(ab) = self.alphabeta.as_mut() {
+            let oracle = self.oracle.as_deref().map(|o| o as &dyn Oracle);
+            return ab.search(pos, moves, &mut *self.ev, oracle).best;
         }
         match self.sims {
             None => pick(&logits(&mut *self.ev, pos), &allowed),

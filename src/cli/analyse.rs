@@ -38,7 +38,7 @@ JSON keys (--json), stable:
 pub struct AnalyseArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// The bot: random, greedy, minimax:D, mcts:N, solver, guard:SECONDS:SPEC, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:db=off|N],
+    /// The bot: random, greedy, minimax:D, mcts:N, solver, guard:SECONDS:SPEC, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:alphabeta=100ms|N][:db=off|N],
     /// policy:auto[:SIMS].
     #[arg(long, value_name = "SPEC")]
     bot: String,

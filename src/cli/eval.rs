@@ -16,7 +16,7 @@ pub struct EvalArgs {
     #[command(flatten)]
     rules: RuleArgs,
     /// Gauntlet: this player against each of --opponents. Bot specs: random, greedy, minimax:D,
-    /// mcts:N, solver, guard:SECONDS:SPEC, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:db=off|N], policy:auto[:SIMS] (the network trained for
+    /// mcts:N, solver, guard:SECONDS:SPEC, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:alphabeta=100ms|N][:db=off|N], policy:auto[:SIMS] (the network trained for
     /// exactly these rules; policy bots answer endgames from the database unless :db=off).
     #[arg(
         long,

@@ -15,7 +15,7 @@ pub struct MatchArgs {
     #[command(flatten)]
     rules: RuleArgs,
     /// The bot that starts as South: random, greedy, minimax:D, mcts:N, solver,
-    /// guard:SECONDS:SPEC, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:db=off|N], or policy:auto[:SIMS] (the network trained for exactly these
+    /// guard:SECONDS:SPEC, policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:alphabeta=100ms|N][:db=off|N], or policy:auto[:SIMS] (the network trained for exactly these
     /// rules; policy bots answer endgames from the database unless :db=off).
     #[arg(long)]
     south: String,

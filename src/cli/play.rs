@@ -31,7 +31,7 @@ pub struct PlayArgs {
     level: String,
     /// Any bot spec as the opponent instead of a level: random, greedy, minimax:D, mcts:N, solver,
     /// guard:SECONDS:SPEC (the solver guarding another bot),
-    /// policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:db=off|N], policy:auto[:SIMS] (the network trained for these rules).
+    /// policy:PATH[:SIMS][:margin=W][:c_scale=X][:prove=on][:minimax=A][:alphabeta=100ms|N][:db=off|N], policy:auto[:SIMS] (the network trained for these rules).
     #[arg(long, value_name = "SPEC")]
     opponent: Option<String>,
     /// Play both sides yourself, with undo and redo.

@@ -58,6 +58,8 @@ pub struct ArenaGame {
     pub game: Game,
     /// What the bot that made each move proved about it (none for bots that do not prove).
     pub proofs: Vec<Option<crate::bots::guard::Proof>>,
+    /// The seconds each move's bot took to choose it.
+    pub seconds: Vec<f32>,
 }
 
 impl ArenaGame {
@@ -190,7 +192,7 @@ impl Arena {
         let (a, b) = self.pairings()[p];
         let (south, north) = if a_south { (a, b) } else { (b, a) };
         let mut rng = game_rng(self.seed, j as u64);
-        let (game, proofs) = play_game_proved(
+        let played = play_game_proved(
             self.openings[o],
             &players[south],
             &players[north],
@@ -201,8 +203,9 @@ impl Arena {
             pairing: p,
             opening: o,
             a_south,
-            game,
-            proofs,
+            game: played.game,
+            proofs: played.proofs,
+            seconds: played.seconds,
         }
     }
 
@@ -247,6 +250,73 @@ pub struct PairingResult {
     pub a_as_south: [u32; 3],
     /// `a`'s wins, draws, losses when it started as North.
     pub a_as_north: [u32; 3],
+    /// How long `a` took a move.
+    pub a_move_seconds: MoveTimes,
+    /// How long `b` took a move.
+    pub b_move_seconds: MoveTimes,
+    /// What `a` proved about its moves (null for a bot that does not prove).
+    pub a_proofs: Option<ProvenMoves>,
+    /// What `b` proved about its moves.
+    pub b_proofs: Option<ProvenMoves>,
+}
+
+/// A proving player's moves in a series by what it proved about each
+/// ([`crate::bots::guard::Proof`]), unjudged: the judge (`--judge`) checks them against the solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ProvenMoves {
+    /// Moves proven best.
+    pub optimal: u32,
+    /// Moves proven to keep the result.
+    pub keeps_result: u32,
+    /// Moves with nothing proven in time.
+    pub not_proven: u32,
+}
+
+impl ProvenMoves {
+    /// Count one more move with this proof.
+    fn add(&mut self, proof: crate::bots::guard::Proof) {
+        use crate::bots::guard::Proof;
+        *match proof {
+            Proof::Optimal => &mut self.optimal,
+            Proof::KeepsResult => &mut self.keeps_result,
+            Proof::NotProven => &mut self.not_proven,
+        } += 1;
+    }
+}
+
+/// How long a player took to choose its moves in a series: wall seconds, as the arena played them
+/// (with several games at once on a shared machine, or a network's evaluations batched across
+/// games, a move waits for others: `--no-batch` and one thread time a player alone).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MoveTimes {
+    /// Moves timed.
+    pub moves: u32,
+    /// Mean seconds a move.
+    pub mean: f64,
+    /// Median seconds a move.
+    pub median: f64,
+    /// The 95th percentile.
+    pub p95: f64,
+    /// The longest move.
+    pub max: f64,
+}
+
+impl MoveTimes {
+    /// The summary of these move times (seconds).
+    pub fn of(mut seconds: Vec<f32>) -> MoveTimes {
+        if seconds.is_empty() {
+            return MoveTimes::default();
+        }
+        seconds.sort_by(f32::total_cmp);
+        let at = |q: f64| f64::from(seconds[((seconds.len() - 1) as f64 * q).round() as usize]);
+        MoveTimes {
+            moves: seconds.len() as u32,
+            mean: seconds.iter().map(|&s| f64::from(s)).sum::<f64>() / seconds.len() as f64,
+            median: at(0.5),
+            p95: at(0.95),
+            max: at(1.0),
+        }
+    }
 }
 
 impl PairingResult {
@@ -264,25 +334,45 @@ pub fn tally(
 ) -> Vec<PairingResult> {
     // `a`'s games by pairing, from South and from North.
     let mut seats = vec![[Tally::default(); 2]; pairings.len()];
+    // Each pairing's move times and proofs: `a`'s, then `b`'s.
+    let mut times = vec![[Vec::new(), Vec::new()]; pairings.len()];
+    let mut proofs = vec![[None, None]; pairings.len()];
     for g in games {
         seats[g.pairing][usize::from(!g.a_south)].add(g.a_margin());
+        for ((&s, proof), by_a) in g.seconds.iter().zip(&g.proofs).zip(g.movers_are_a()) {
+            let who = usize::from(!by_a);
+            times[g.pairing][who].push(s);
+            if let Some(p) = proof {
+                proofs[g.pairing][who]
+                    .get_or_insert_with(ProvenMoves::default)
+                    .add(*p);
+            }
+        }
     }
     pairings
         .iter()
         .zip(seats)
-        .map(|(&(a, b), [south, north])| {
-            let both = south + north;
-            PairingResult {
-                a: players[a].to_string(),
-                b: players[b].to_string(),
-                games: both.games(),
-                a_wins: both.wins,
-                draws: both.draws,
-                b_wins: both.losses,
-                a_mean_margin: both.mean_margin(),
-                a_as_south: south.wdl(),
-                a_as_north: north.wdl(),
-            }
-        })
+        .zip(times)
+        .zip(proofs)
+        .map(
+            |(((&(a, b), [south, north]), [a_times, b_times]), [a_proofs, b_proofs])| {
+                let both = south + north;
+                PairingResult {
+                    a: players[a].to_string(),
+                    b: players[b].to_string(),
+                    games: both.games(),
+                    a_wins: both.wins,
+                    draws: both.draws,
+                    b_wins: both.losses,
+                    a_mean_margin: both.mean_margin(),
+                    a_as_south: south.wdl(),
+                    a_as_north: north.wdl(),
+                    a_move_seconds: MoveTimes::of(a_times),
+                    b_move_seconds: MoveTimes::of(b_times),
+                    a_proofs,
+                    b_proofs,
+                }
+            },
+        )
         .collect()
 }

@@ -24,7 +24,7 @@ pub mod report;
 pub mod run;
 pub mod verdict;
 
-pub use arena::{Arena, ArenaGame, Mode, PairingResult, tally};
+pub use arena::{Arena, ArenaGame, Mode, MoveTimes, PairingResult, ProvenMoves, tally};
 pub use elo::{Fit, PairScore, Rating, fit};
 pub use openings::{Opening, OpeningSet};
 pub use report::{PlayerRating, Report};

@@ -201,6 +201,32 @@ impl Report {
                 p.a_as_north[2]
             );
         }
+        s += "\n## Move times\n\nWall seconds a move, as the arena played them (games in parallel \
+              share the machine and a network's batches).\n\n\
+              | player | opponent | moves | mean | median | p95 | max |\n\
+              | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+        for p in &self.pairings {
+            for (who, other, t) in [
+                (&p.a, &p.b, &p.a_move_seconds),
+                (&p.b, &p.a, &p.b_move_seconds),
+            ] {
+                s += &format!(
+                    "| `{who}` | `{other}` | {} | {:.4} | {:.4} | {:.4} | {:.4} |\n",
+                    t.moves, t.mean, t.median, t.p95, t.max
+                );
+            }
+        }
+        for p in &self.pairings {
+            for (who, other, t) in [(&p.a, &p.b, &p.a_proofs), (&p.b, &p.a, &p.b_proofs)] {
+                if let Some(t) = t {
+                    s += &format!(
+                        "\n`{who}` against `{other}` proved {} moves best and {} to keep the \
+                         result; nothing in time for {}.\n",
+                        t.optimal, t.keeps_result, t.not_proven
+                    );
+                }
+            }
+        }
         if let Some(j) = &self.judge {
             s += &judgement_markdown(j);
         }

@@ -382,6 +382,7 @@ impl Level {
                 prove: None,
                 minimax: None,
                 db: crate::bots::PlayDb::Default,
+                alphabeta: None,
             },
             (Level::Hard, _) => BotSpec::Mcts(2000),
             #[cfg(feature = "train")]

@@ -34,6 +34,8 @@ use serde::{Deserialize, Serialize};
 use crate::env::rng::{GameRng, stream};
 use crate::rules::{Move, Position, Side};
 
+pub mod alphabeta;
+
 /// Most actions a position can have: [`crate::rules::MAX_PITS`] pits and the pie answer.
 pub const MAX_ACTIONS: usize = crate::rules::MAX_PITS as usize + 1;
 

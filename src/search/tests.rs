@@ -1049,3 +1049,206 @@ fn reported_q_blends_the_mean_with_the_minimax_value() {
         "minimax and mean differ at only {differ} root moves"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Alpha-beta over the margin head (module `alphabeta`).
+// ---------------------------------------------------------------------------------------------
+
+use super::alphabeta::{AbOutcome, AlphaBeta, Budget};
+
+/// The value of `pos` for the player to move by plain negamax to `depth` plies over the same
+/// leaves as alpha-beta (the evaluator's margin in seeds; finished games and the oracle exact):
+/// the definition that alpha-beta, its table, its move ordering and its batches must agree with.
+fn plain_negamax(
+    pos: &Position,
+    depth: u32,
+    ev: &mut dyn Evaluator,
+    oracle: Option<&dyn Oracle>,
+) -> f32 {
+    if pos.is_over() {
+        let m = pos.margin() as f32;
+        return if pos.to_move() == Side::South { m } else { -m };
+    }
+    if let Some(m) = oracle.and_then(|o| o.final_margin(pos)) {
+        return m as f32;
+    }
+    if depth == 0 {
+        let (mut l, mut v, mut m) = (Vec::new(), Vec::new(), Vec::new());
+        ev.evaluate(&[*pos], &mut l, &mut v, &mut m);
+        return m[0] * pos.rules().total_seeds() as f32;
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|mv| {
+            let child = pos.after(mv).unwrap().0;
+            let v = plain_negamax(&child, depth - 1, ev, oracle);
+            if child.to_move() == pos.to_move() {
+                v
+            } else {
+                -v
+            }
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+#[test]
+fn alpha_beta_finds_plain_negamax_values_at_every_depth() {
+    let mut checked = 0;
+    for rules in small_rules().into_iter().chain([Rules::kalah64()]) {
+        let solver = (rules.pits() < 6).then(|| solver(&rules));
+        let few = solver.as_ref().map(|s| FewSeeds(s, 4));
+        let depths = if rules.pits() < 6 { 1..=6 } else { 1..=4 };
+        for pos in midgame_positions(&rules, 8, 2, 14, 11) {
+            for oracle in [None, few.as_ref().map(|f| f as &dyn Oracle)] {
+                for depth in depths.clone() {
+                    let want = plain_negamax(&pos, depth, &mut HashEvaluator, oracle);
+                    let got = AlphaBeta::new(Budget::Evals(1)).value_at_depth(
+                        &pos,
+                        depth,
+                        &mut HashEvaluator,
+                        oracle,
+                    );
+                    assert_eq!(got, want, "{pos:?} at depth {depth}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 250, "{checked}");
+}
+
+/// One searcher asked about the same positions through many windows, its tables kept from call to
+/// call: every answer keeps the fail-soft contract (below the window: an upper bound; above it: a
+/// lower bound; inside it: the value), so no bound stored in the table is misread later.
+#[test]
+fn alpha_beta_tables_keep_their_bounds_across_windows() {
+    let mut checked = 0;
+    for rules in [Rules::new(4, 2).unwrap(), Rules::new(4, 3).unwrap()] {
+        for (i, pos) in midgame_positions(&rules, 6, 0, 8, 21).iter().enumerate() {
+            let mut ab = AlphaBeta::new(Budget::Evals(1));
+            for depth in 2..=6 {
+                let truth = plain_negamax(pos, depth, &mut HashEvaluator, None);
+                for k in 0..24u32 {
+                    let h = hash(pos).wrapping_add(u64::from(k * 7 + depth) + i as u64);
+                    let a = truth + 3.0 * unit(h, k);
+                    let b = a + 0.05 + 2.0 * unit(h, k + 1).abs();
+                    let r = ab.value_in_window(pos, depth, (a, b), &mut HashEvaluator, None);
+                    if r <= a {
+                        assert!(truth <= r, "{pos:?} d{depth} ({a}, {b}): {r} over {truth}");
+                    } else if r >= b {
+                        assert!(truth >= r, "{pos:?} d{depth} ({a}, {b}): {r} under {truth}");
+                    } else {
+                        assert_eq!(r, truth, "{pos:?} d{depth} ({a}, {b})");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+/// The exact value of each legal move of `pos` for the player to move.
+fn exact_move_values(solver: &Solver, pos: &Position) -> Vec<(Move, i32)> {
+    pos.legal_moves()
+        .iter()
+        .map(|mv| {
+            let child = pos.after(mv).unwrap().0;
+            let v = if child.is_over() {
+                let m = child.margin();
+                if child.to_move() == Side::South {
+                    m
+                } else {
+                    -m
+                }
+            } else {
+                solver.value(&child)
+            };
+            (
+                mv,
+                if child.to_move() == pos.to_move() {
+                    v
+                } else {
+                    -v
+                },
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn alpha_beta_over_exact_margins_plays_a_best_move_within_any_budget() {
+    for rules in small_rules() {
+        let solver = solver(&rules);
+        for (i, pos) in midgame_positions(&rules, 20, 0, 12, 5).iter().enumerate() {
+            let moves: Vec<Move> = pos.legal_moves().iter().collect();
+            let values = exact_move_values(&solver, pos);
+            let best = values.iter().map(|v| v.1).max().unwrap();
+            let budget = Budget::Evals([1, 3, 10, 100][i % 4]);
+            let mut ev = ExactEvaluator::new(&solver);
+            let out = AlphaBeta::new(budget).search(pos, &moves, &mut ev, None);
+            let played = values.iter().find(|v| v.0 == out.best).unwrap().1;
+            if out.depth > 0 {
+                assert_eq!(played, best, "{pos:?} with {budget}: {out:?}");
+                assert_eq!(out.value, best as f32);
+            }
+            assert!(moves.contains(&out.best));
+        }
+    }
+}
+
+#[test]
+fn alpha_beta_keeps_its_evaluation_budget_and_stops_once_solved() {
+    let rules = Rules::kalah64();
+    for pos in midgame_positions(&rules, 6, 4, 20, 3) {
+        let moves: Vec<Move> = pos.legal_moves().iter().collect();
+        let mut last_depth = 0;
+        for n in [1u64, 7, 60, 400] {
+            let out: AbOutcome =
+                AlphaBeta::new(Budget::Evals(n)).search(&pos, &moves, &mut HashEvaluator, None);
+            assert!(out.evaluated <= n, "{} > {n}", out.evaluated);
+            assert!(
+                out.depth >= last_depth,
+                "a larger budget searched less deep"
+            );
+            last_depth = out.depth;
+        }
+        assert!(
+            last_depth >= 2,
+            "400 evaluations reached only depth {last_depth}"
+        );
+    }
+    // A small game searched to its end: exact, and it says so.
+    let rules = Rules::new(3, 2).unwrap();
+    let solver = solver(&rules);
+    for pos in midgame_positions(&rules, 10, 0, 6, 9) {
+        let moves: Vec<Move> = pos.legal_moves().iter().collect();
+        if moves.len() < 2 {
+            continue;
+        }
+        let out =
+            AlphaBeta::new(Budget::Evals(1_000_000)).search(&pos, &moves, &mut HashEvaluator, None);
+        assert!(out.solved, "{pos:?}: {out:?}");
+        assert_eq!(out.value, solver.value(&pos) as f32, "{pos:?}");
+    }
+}
+
+#[test]
+fn an_alpha_beta_budget_reads_as_a_time_or_a_count() {
+    assert_eq!("100ms".parse(), Ok(Budget::Millis(100)));
+    assert_eq!("5000".parse(), Ok(Budget::Evals(5000)));
+    for bad in [
+        "0",
+        "0ms",
+        "ms",
+        "+5",
+        "1e3",
+        "5 ms",
+        "600001ms",
+        "100000001",
+    ] {
+        let e = bad.parse::<Budget>().unwrap_err();
+        assert!(e.contains(&format!("'{bad}'")), "{e}");
+    }
+    assert_eq!(Budget::Millis(250).to_string(), "250ms");
+}
