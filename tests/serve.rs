@@ -535,6 +535,25 @@ fn bad_requests_get_a_4xx_naming_the_problem_and_change_nothing() {
             call("GET", &format!("/api/games/{id}/hint?time=soon"), None),
         ),
         (
+            "misspelled hint query key",
+            400,
+            call("GET", &format!("/api/games/{id}/hint?tme=0"), None),
+        ),
+        (
+            "query key where none is read",
+            400,
+            call("GET", &format!("/api/games/{id}?verbose=1"), None),
+        ),
+        (
+            "a key in undo's body",
+            400,
+            call(
+                "POST",
+                &format!("/api/games/{id}/undo"),
+                Some(json!({"moves": 2})),
+            ),
+        ),
+        (
             "bad level",
             400,
             call("POST", "/api/games", Some(json!({"level": "grandmaster"}))),
@@ -638,6 +657,18 @@ fn bad_requests_get_a_4xx_naming_the_problem_and_change_nothing() {
         ("wrong method", 405, call("DELETE", &mv, None)),
         ("unknown route", 404, call("GET", "/api/nothing", None)),
     ];
+    // The key at fault is named.
+    for (what, key) in [
+        ("misspelled hint query key", "'tme'"),
+        ("query key where none is read", "'verbose'"),
+        ("a key in undo's body", "moves"),
+    ] {
+        let body = &cases.iter().find(|c| c.0 == what).unwrap().2.1;
+        assert!(
+            body["error"].as_str().unwrap_or_default().contains(key),
+            "{what}: {body}"
+        );
+    }
     let mut failed = Vec::new();
     for (what, want, (status, body)) in &cases {
         let named = body["error"].as_str().is_some_and(|e| !e.is_empty());

@@ -316,12 +316,19 @@ pub async fn play(
     Ok(Json(g.json(&id, from)))
 }
 
+/// The body of a request that takes none: empty or `{}` (a key is refused, as everywhere).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
 /// `POST /api/games/{id}/bot`: the bot's turn, when it is the bot's.
 pub async fn bot(
     State(app): AppState,
     Extension(Client(client)): Who,
     Path(id): Path<String>,
+    body: Body,
 ) -> Reply {
+    let Nothing {} = parse(body)?;
     let g = locked(&app, &id).await?;
     if g.position().is_over() {
         return Err(ApiError::conflict(codes::GAME_OVER, "the game is over"));
@@ -344,7 +351,8 @@ pub async fn bot(
 }
 
 /// `POST /api/games/{id}/undo`.
-pub async fn undo(State(app): AppState, Path(id): Path<String>) -> Reply {
+pub async fn undo(State(app): AppState, Path(id): Path<String>, body: Body) -> Reply {
+    let Nothing {} = parse(body)?;
     let mut g = locked(&app, &id).await?;
     let n = g.undo()?;
     let len = g.game.history().len();
@@ -354,7 +362,8 @@ pub async fn undo(State(app): AppState, Path(id): Path<String>) -> Reply {
 }
 
 /// `POST /api/games/{id}/redo`.
-pub async fn redo(State(app): AppState, Path(id): Path<String>) -> Reply {
+pub async fn redo(State(app): AppState, Path(id): Path<String>, body: Body) -> Reply {
+    let Nothing {} = parse(body)?;
     let mut g = locked(&app, &id).await?;
     let from = g.game.history().len();
     let n = g.redo()?;

@@ -1,7 +1,8 @@
 //! What every request passes before its handler: the Host header checked against the bound
 //! address (and the names allowed with `--allow-host`), the Origin header of a state-changing
-//! request checked the same way, a POST body accepted only as `application/json`, and the client
-//! named (its remote address, or a proxy's header naming it) for the per-client limits.
+//! request checked the same way, a POST body accepted only as `application/json`, the query
+//! string's keys (an API route takes only those it reads: [`query_keys`]), and the client named
+//! (its remote address, or a proxy's header naming it) for the per-client limits.
 //!
 //! Why: a web page that a local user visits can send requests to a server on localhost. With the
 //! Host check, a DNS-rebinding page (its own name resolving to 127.0.0.1) gets 403 for every
@@ -11,8 +12,8 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
 
-use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::extract::{ConnectInfo, Query, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -197,14 +198,51 @@ fn split_host(host: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// The middleware: refuses what [`Guard::check`] refuses, else hands the request on with its
-/// [`Client`].
+/// The query keys an API route reads: `time` for a hint, none elsewhere. The page's own query
+/// (`?lang=`, read by its script) is not the server's business.
+fn route_keys(path: &str) -> Option<&'static [&'static str]> {
+    match path {
+        p if !p.starts_with("/api/") => None,
+        p if p.starts_with("/api/games/") && p.ends_with("/hint") => Some(&["time"]),
+        _ => Some(&[]),
+    }
+}
+
+/// Refuses an API request whose query names a key its route does not read (400 naming the key):
+/// a misspelled `?tme=0` would otherwise be the default, silently.
+pub fn query_keys(uri: &Uri) -> Result<(), ApiError> {
+    let (Some(allowed), Some(_)) = (route_keys(uri.path()), uri.query()) else {
+        return Ok(());
+    };
+    let Query(pairs) = Query::<Vec<(String, String)>>::try_from_uri(uri)
+        .map_err(|e| ApiError::bad(format!("bad query: {}", e.body_text())))?;
+    for (key, _) in pairs {
+        if !allowed.contains(&key.as_str()) {
+            let expected = match allowed {
+                [] => "this route takes no query".to_string(),
+                keys => format!("expected {}", keys.join(", ")),
+            };
+            return Err(ApiError::bad(format!(
+                "unknown query key '{}' ({expected})",
+                key.escape_default()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The middleware: refuses what [`Guard::check`] and [`query_keys`] refuse, else hands the
+/// request on with its [`Client`].
 pub async fn check(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0);
-    match app.guard.check(req.method(), req.headers(), peer) {
+    let checked = app
+        .guard
+        .check(req.method(), req.headers(), peer)
+        .and_then(|client| query_keys(req.uri()).map(|()| client));
+    match checked {
         Ok(client) => {
             req.extensions_mut().insert(client);
             next.run(req).await
@@ -225,6 +263,21 @@ mod tests {
         .unwrap();
         g.bind(bound.parse().unwrap());
         g
+    }
+
+    #[test]
+    fn query_keys_are_those_the_route_reads() {
+        let q = |u: &str| query_keys(&u.parse().unwrap()).map_err(|e| e.message);
+        assert!(q("/api/games/ab/hint?time=0").is_ok());
+        assert!(q("/api/games/ab/hint").is_ok());
+        assert!(q("/?lang=sv&speed=0").is_ok());
+        assert!(q("/api/games/ab/hint?tme=0").unwrap_err().contains("'tme'"));
+        assert!(
+            q("/api/games/ab?x=1")
+                .unwrap_err()
+                .contains("takes no query")
+        );
+        assert!(q("/api/info?time=1").unwrap_err().contains("'time'"));
     }
 
     #[test]
