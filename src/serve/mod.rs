@@ -18,8 +18,9 @@
 //! - [`game`]: one game, its opponent, and what each move did (its sowing path).
 //! - [`engine`]: networks loaded once at start (each on batching threads its games share:
 //!   [`crate::nn::batch`]), a solver per rule set, the time limits.
-//! - [`jobs`]: bot moves and proofs off the request path, the heavy and network queues, and the flags that
-//!   cancel a job when its game is abandoned or moves on, its client goes, or the server stops.
+//! - [`jobs`]: bot moves and proofs off the request path, the heavy and network queues, and the
+//!   flags that cancel a job when its game is abandoned or moves on, its client goes, or the
+//!   server stops.
 //! - [`store`]: the games by id, bounded by number and idle time.
 //! - [`solvers`]: one solver a rule set, shared by its games, within a memory budget.
 //! - [`api`]: the handlers; [`error`]: `{"error": "..."}` replies.
@@ -39,9 +40,9 @@
 //! it (`localhost`, `127.0.0.1` or `[::1]` with its port), so a web page the local user visits
 //! cannot read it through DNS rebinding. Every request passes [`guard`] first: a `POST` body only
 //! as `application/json` (else 415), a `POST`/`PUT`/`DELETE` whose `Origin` names another site
-//! refused (403), unknown JSON keys refused (400 naming the key), every number checked against
-//! its range (400 naming the field; time limits: 0 to 366 days, cut to the server's limits
-//! below). Game ids are 128 bits from the operating system's randomness: a game is reachable only
+//! refused (403), unknown JSON and query keys refused (400 naming the key), every number checked
+//! against its range (400 naming the field; time limits: 0 to 366 days, cut to the server's
+//! limits below). Game ids are 128 bits from the operating system's randomness: a game is reachable only
 //! by whoever was given its id.
 //!
 //! Behind a reverse proxy (TLS, a public name): keep `--host 127.0.0.1`, give the public name with
@@ -61,9 +62,9 @@
 //!   waiting for a place (64; past it 429 with `Retry-After`), one place a core, and bodies of
 //!   16 KiB.
 //! - **Each request**: the time limits of [`Limits`] (a hint 3 s, a review 0.3 s a move, an
-//!   analysis 10 s, the strongest level's solver 0.9 s a move), whatever the request asks. A review judges each
-//!   position once a game (a later review of the same game judges only the moves since), and
-//!   stops within milliseconds of its client leaving, as hints and analyses do.
+//!   analysis 10 s, the strongest level's solver 0.9 s a move), whatever the request asks. A
+//!   review judges each position once a game (a later review of the same game judges only the
+//!   moves since), and stops within milliseconds of its client leaving, as hints and analyses do.
 //!
 //! **Memory.** What the server holds is bounded by its flags, not by what clients ask:
 //! - the networks of level hard (and of the strongest level, which guards it), loaded once at
@@ -89,9 +90,10 @@
 //! 1.5 GiB with the default flags. Measured (`tests/serve_memory.rs`, which checks the 1.5 GiB):
 //! 60 games at level perfect (now strongest) on 60 rule sets, one move each, with the shipped
 //! networks:
-//! 504 MiB at start, a peak (`VmHWM`) of 1,275 MiB with the default budget (1,467 MiB with
-//! 960 MiB); without a budget the same run peaked at 6,265 MiB. Give the solvers more with `--solver-memory-mb` where memory
-//! allows (96 MiB more for each rule set kept warm).
+//! 504 MiB at start, a peak (`VmHWM`) of 1,275 MiB with the default budget (1,287 MiB on
+//! 2026-12-07 with the strongest level; 1,467 MiB with 960 MiB); without a budget the same run
+//! peaked at 6,265 MiB. Give the solvers more with `--solver-memory-mb` where memory allows
+//! (96 MiB more for each rule set kept warm).
 
 pub mod api;
 pub mod client;
