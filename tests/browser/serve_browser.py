@@ -325,6 +325,16 @@ def main():
                 click(driver.find_element(By.ID, "redo"))
                 wait.until(idle)
                 assert state()["moves"] == before, (state()["moves"], before)
+                # Every level started in this language: its name in the page's words, no spec or
+                # path in the opponent's label or anywhere once the computer has replied.
+                if w < 900:
+                    for level in levels:
+                        new_game(preset="international", level=level)
+                        label = driver.find_element(By.CSS_SELECTOR, "#board-wrap .side-label").text
+                        assert t("level_" + level) in label, (where, level, label)
+                        click_pit(li)
+                        check_words(f"{where} {level} started")
+                    checks.append(f"{lang}: a game started at each level ({', '.join(levels)}): level names in {lang}, no spec or path")
                 # A game at one level in this language (each level in one of them).
                 if li < len(levels) and w < 900:
                     level = levels[li]
