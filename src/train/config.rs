@@ -1,6 +1,6 @@
 //! The training configuration: a TOML file with `--set key.sub=value` overrides, checked before
 //! anything runs. Unknown keys and impossible values are errors that name the key and say where
-//! its value came from: the `--set` that gave it, else its line in the config file ([`locate`]).
+//! its value came from: the `--set` that gave it, else its line in the config file.
 
 use std::path::{Path, PathBuf};
 
