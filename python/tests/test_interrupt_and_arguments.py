@@ -138,6 +138,12 @@ def test_progress_true_draws_a_bar_on_stderr(capfd):
         (lambda: kalaha.solve("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", db_seeds=1000), "db_seeds"),
         (lambda: kalaha.solve("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", time_limit=float("nan")), "time_limit"),
         (lambda: kalaha.solve("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", time_limit=-1), "time_limit"),
+        # Past Duration's range: a panic in Duration::from_secs_f64 before (issue 54).
+        (lambda: kalaha.solve("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", time_limit=1e30), "time_limit"),
+        (lambda: kalaha.solve("4,4,4,4,4,4,0/4,4,4,4,4,4,0 s", time_limit=float("inf")), "time_limit"),
+        (lambda: kalaha.judge(lambda o, m: m.argmax(1), time_limit=1e30), "time_limit"),
+        (lambda: kalaha.judge(lambda o, m: m.argmax(1), time_limit=float("inf")), "time_limit"),
+        (lambda: kalaha.judge(lambda o, m: m.argmax(1), time_limit=-1.0), "time_limit"),
         (lambda: kalaha.evaluate("greedy", ["random"], games=3), "games"),
         (lambda: kalaha.evaluate("greedy", ["random"], games=-2), "games"),
         (lambda: kalaha.evaluate("greedy", ["random"], seed=-1), "seed"),
