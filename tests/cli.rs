@@ -532,6 +532,37 @@ fn analyse_says_when_a_proving_search_solved_the_position() {
 
 #[cfg(feature = "train")]
 #[test]
+fn analyse_says_when_the_solver_proved_nothing_in_time() {
+    // The start of Kalah(6,4) in 10 ms: no move's result is proven, and the table says so in
+    // place of bounds that span a loss and a win.
+    let out = kalaha(&["analyse", "--bot", "greedy", "--time-limit", "0.01"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("solver: nothing proven about the result in time"),
+        "{text}"
+    );
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("move"))
+        .skip(1)
+        .take(6)
+        .collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    for row in rows {
+        let cell = row.split_whitespace().last().unwrap();
+        assert!(
+            !cell.contains(".."),
+            "a move's cell shows bounds that prove nothing: {row}"
+        );
+    }
+}
+
+#[test]
 fn analyse_shows_the_networks_prior_value_and_search() {
     let v = json(&[
         "analyse",

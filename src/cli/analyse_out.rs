@@ -131,7 +131,7 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
                 a.moves
                     .iter()
                     .find(|e| e.mv == m.mv)
-                    .map(|e| bounds(e.lower, e.upper))
+                    .map(|e| proven(e.lower, e.upper))
             }),
         ));
     }
@@ -146,16 +146,41 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
         s += &format!("{}\n", cells.join(" ").trim_end());
     }
     if let Some(a) = solved {
+        if !a.complete() {
+            s += "solver column: what was proven in time (>=+2: wins by 2 or more, <=0: at most \
+                  a draw, ?: nothing about the result)\n";
+        }
+        let value = if a.complete() {
+            format!("value {}", bounds(a.lower, a.upper))
+        } else if a.lower < 0 && a.upper > 0 {
+            format!(
+                "nothing proven about the result in time (the value is within {})",
+                bounds(a.lower, a.upper)
+            )
+        } else {
+            format!(
+                "value {}, proven within the time limit",
+                bounds(a.lower, a.upper)
+            )
+        };
         s += &format!(
-            "solver: value {} for the player to move{} ({:.2} s)\n",
-            bounds(a.lower, a.upper),
-            if a.complete() {
-                ""
-            } else {
-                ", bounds proven within the time limit"
-            },
+            "solver: {value} for the player to move ({:.2} s)\n",
             a.seconds
         );
     }
     s
+}
+
+/// What a move's bounds prove, in a table cell: the value where exact, else the side of the
+/// result they keep (`>=+2`, `>=0`, `<=0`, `<=-2`), or `?` where they prove nothing about it.
+fn proven(lo: i32, hi: i32) -> String {
+    if lo == hi {
+        bounds(lo, hi)
+    } else if lo >= 0 {
+        format!(">={lo:+}")
+    } else if hi <= 0 {
+        format!("<={hi:+}")
+    } else {
+        "?".to_string()
+    }
 }
