@@ -2,6 +2,7 @@
 # experiments/close-games: one player against `solver` on the 400 games of the four opening seeds
 # (6 random moves, both seats), every move of the player judged by the solver.
 #   experiments/close-games/series.sh NAME SPEC [SEEDS...]     (KALAHA names another binary)
+# then: python3 experiments/close-games/pair.py NAME hard     (paired with hard, game by game)
 # writes experiments/close-games/NAME-vs-solver-seedN.json; pair two players with pair.py.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,3 +16,6 @@ for s in ${*:-1 2 3 4}; do
         --seed "$s" --json > "$out.tmp"
     mv "$out.tmp" "$out"
 done
+# The record keeps a row a game (games.csv), not the raw outputs.
+files=$(for s in ${*:-1 2 3 4}; do printf 'experiments/close-games/%s-vs-solver-seed%s.json,' "$name" "$s"; done)
+python3 experiments/close-games/pair.py --collect "$name" "${files%,}"
