@@ -530,7 +530,6 @@ fn analyse_says_when_a_proving_search_solved_the_position() {
     assert_eq!(plain["network"]["proved"], false);
 }
 
-#[cfg(feature = "train")]
 #[test]
 fn analyse_says_when_the_solver_proved_nothing_in_time() {
     // The start of Kalah(6,4) in 10 ms: no move's result is proven, and the table says so in
@@ -562,6 +561,7 @@ fn analyse_says_when_the_solver_proved_nothing_in_time() {
     }
 }
 
+#[cfg(feature = "train")]
 #[test]
 fn analyse_shows_the_networks_prior_value_and_search() {
     let v = json(&[
