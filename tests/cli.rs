@@ -491,15 +491,40 @@ fn analyse_shows_minimax_scores_beside_the_solver_values() {
 #[cfg(feature = "train")]
 #[test]
 fn c_scale_decides_how_far_the_searched_values_outweigh_the_prior() {
-    // A drawn position of 37 seeds (the README's example): the network's prior puts 89% on 5,
-    // which loses a seed, while 64 simulations rank 4, the optimal move, first. With the Q
-    // transform all but off the prior decides; leaning on the searched values finds 4.
-    let pos = "2,11,1,4,3,5,5/1,0,2,0,6,2,6 s";
+    // A position of the perfect-play lines where the shipped network's prior puts 85% on pit 3
+    // while its 64 simulations value pit 1 higher (both are worth -6 exactly). With the Q
+    // transform all but off the prior decides; leaning on the searched values, the best-valued
+    // move of the last round (the most visited) is played.
+    let pos = "1,2,4,12,0,0,5/0,3,0,0,1,1,19 s";
     let analyse = |bot: &str| bot_view(bot, pos);
     let prior = analyse("policy:checkpoints/kalah64:64:c_scale=0.001");
     let searched = analyse("policy:checkpoints/kalah64:64:c_scale=100");
-    assert_eq!(prior["choice"], 5, "{prior}");
-    assert_eq!(searched["choice"], 4, "{searched}");
+    let top = |v: &serde_json::Value, key: &str, among: &dyn Fn(&serde_json::Value) -> bool| {
+        let moves = v["moves"].as_array().unwrap();
+        let best = moves
+            .iter()
+            .filter(|m| among(m))
+            .max_by(|a, b| {
+                a[key]
+                    .as_f64()
+                    .unwrap()
+                    .total_cmp(&b[key].as_f64().unwrap())
+            })
+            .unwrap();
+        best["move"].clone()
+    };
+    assert_eq!(prior["choice"], top(&prior, "prior", &|_| true), "{prior}");
+    let most = (searched["moves"].as_array().unwrap().iter())
+        .filter_map(|m| m["visits"].as_u64())
+        .max()
+        .unwrap();
+    let last_round = |m: &serde_json::Value| m["visits"].as_u64() == Some(most);
+    assert_eq!(
+        searched["choice"],
+        top(&searched, "q", &last_round),
+        "{searched}"
+    );
+    assert_ne!(prior["choice"], searched["choice"], "{prior}\n{searched}");
     assert_eq!(prior["bot"], "policy:checkpoints/kalah64:64:c_scale=0.001");
     assert_eq!(prior["network"]["c_scale"].as_f64(), Some(0.001));
     let plain = analyse("policy:checkpoints/kalah64:64");
