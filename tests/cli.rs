@@ -9,14 +9,19 @@ fn kalaha(args: &[&str]) -> Output {
         .expect("run kalaha")
 }
 
-fn json(args: &[&str]) -> serde_json::Value {
+/// Runs a command that must succeed; its standard output.
+fn stdout(args: &[&str]) -> String {
     let out = kalaha(args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&stdout(args)).expect("one JSON object")
 }
 
 /// `kalaha analyse --json` of `bot` on `pos`, without the solver.
@@ -559,13 +564,7 @@ fn analyse_says_when_a_proving_search_solved_the_position() {
 fn analyse_says_when_the_solver_proved_nothing_in_time() {
     // The start of Kalah(6,4) in 10 ms: no move's result is proven, and the table says so in
     // place of bounds that span a loss and a win.
-    let out = kalaha(&["analyse", "--bot", "greedy", "--time-limit", "0.01"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&["analyse", "--bot", "greedy", "--time-limit", "0.01"]);
     assert!(
         text.contains("solver: nothing proven about the result in time"),
         "{text}"
@@ -921,13 +920,7 @@ fn release_copies_a_runs_latest_network_and_sidecar() {
         &["release", &second, "net", "--into", into_s],
         "exists: pass --force",
     );
-    let out = kalaha(&["release", &second, "net", "--into", into_s, "--force"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&["release", &second, "net", "--into", into_s, "--force"]);
     assert!(
         text.starts_with(&format!("replaced {} as net-", net.display()))
             && text.contains("(Kalah(6,4)")

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::json::move_json;
-use super::solve_out::bounds;
+use super::solve_out::{bounds, signed};
 use crate::bots::{BotView, MoveView, NetworkView};
 use crate::rules::Position;
 use crate::solver::Analysis;
@@ -146,23 +146,18 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
         s += &format!("{}\n", cells.join(" ").trim_end());
     }
     if let Some(a) = solved {
-        if !a.complete() {
-            s += "solver column: what was proven in time (>=+2: wins by 2 or more, <=0: at most \
-                  a draw, ?: nothing about the result)\n";
-        }
+        let range = bounds(a.lower, a.upper);
         let value = if a.complete() {
-            format!("value {}", bounds(a.lower, a.upper))
-        } else if a.lower < 0 && a.upper > 0 {
-            format!(
-                "nothing proven about the result in time (the value is within {})",
-                bounds(a.lower, a.upper)
-            )
+            format!("value {range}")
+        } else if proven(a.lower, a.upper) == "?" {
+            format!("nothing proven about the result in time (the value is within {range})")
         } else {
-            format!(
-                "value {}, proven within the time limit",
-                bounds(a.lower, a.upper)
-            )
+            format!("value {range}, proven within the time limit")
         };
+        if !a.complete() {
+            s += "solver column: what was proven in time (>=+2: wins by 2 or more, <=+0: at \
+                  most a draw, ?: nothing about the result)\n";
+        }
         s += &format!(
             "solver: {value} for the player to move ({:.2} s)\n",
             a.seconds
@@ -172,14 +167,14 @@ pub(super) fn text(pos: &Position, bot: &BotView, solved: Option<&Analysis>) -> 
 }
 
 /// What a move's bounds prove, in a table cell: the value where exact, else the side of the
-/// result they keep (`>=+2`, `>=0`, `<=0`, `<=-2`), or `?` where they prove nothing about it.
+/// result they keep (`>=+2`, `>=+0`, `<=+0`, `<=-2`), or `?` where they prove nothing about it.
 fn proven(lo: i32, hi: i32) -> String {
     if lo == hi {
         bounds(lo, hi)
     } else if lo >= 0 {
-        format!(">={lo:+}")
+        format!(">={}", signed(lo))
     } else if hi <= 0 {
-        format!("<={hi:+}")
+        format!("<={}", signed(hi))
     } else {
         "?".to_string()
     }

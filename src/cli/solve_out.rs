@@ -34,7 +34,7 @@ struct SolveJson {
     table_seconds: Option<f64>,
 }
 
-fn signed(v: i32) -> String {
+pub(super) fn signed(v: i32) -> String {
     format!("{v:+}")
 }
 
