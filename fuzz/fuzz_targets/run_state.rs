@@ -7,7 +7,7 @@
 
 use kalaha::env::VecEnv;
 use kalaha::train::distributed::Batch;
-use kalaha::train::selfplay::Replay;
+use kalaha::train::replay::Replay;
 use kalaha::train::state::Reader;
 use libfuzzer_sys::fuzz_target;
 

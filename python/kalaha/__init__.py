@@ -35,6 +35,7 @@ import importlib
 from ._kalaha import (
     Bot,
     HeldoutSet,
+    JudgeReport,
     JudgeSet,
     Network,
     Position,
@@ -51,6 +52,7 @@ from .research import evaluate, judge
 __all__ = [
     "Bot",
     "HeldoutSet",
+    "JudgeReport",
     "JudgeSet",
     "Network",
     "Position",

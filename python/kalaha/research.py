@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ._kalaha import Bot, HeldoutSet, JudgeSet, Network
+from ._kalaha import Bot, HeldoutSet, JudgeReport, JudgeSet, Network
 from ._kalaha import best_logits as _best_logits
 from ._kalaha import evaluate as _evaluate
 
@@ -154,7 +154,7 @@ def judge(
     build: bool = False,
     time_limit: Optional[float] = None,
     progress: Any = None,
-) -> dict:
+) -> JudgeReport:
     """Scores ``agent`` on the judge set of ``rules``: the share of its moves the solver finds
     optimal, as ``kalaha judge --json`` reports a network.
 
@@ -162,13 +162,17 @@ def judge(
     set is the one shipped with the package for each rule set of the guides (``positions``
     chooses another size, ``build=True`` solves a new one, ``time_limit`` seconds a position).
 
-    Returns a dict with the command's keys: ``optimal_rate`` and its ``std_err``, ``positions``,
-    ``mean_loss`` (seeds a move gives away), ``inside_db``/``outside_db`` (inside the 18-seed
-    endgame database or not), ``phases`` (by seeds on the board), ``sources``, ``pie`` (pie rule
-    decisions), ``unsolved``. ``misses=True`` adds ``misses``: each position where the move is not
-    optimal. ``heldout=True`` adds ``heldout``: the two 100,000-position held-out sets (``train``
-    and ``judge``, inside the database; built once into the solver cache, a minute or two the
-    first time), with KL and set loss when the agent gives logits.
+    Returns a ``kalaha.JudgeReport``, the report type of ``kalaha judge``: ``print(report)``
+    prints the command's text, ``report.to_dict()`` is its ``--json`` and the report reads like
+    that dict (``report["optimal_rate"]``). Its keys: ``optimal_rate`` and its ``std_err``,
+    ``positions``, ``mean_loss`` (seeds a move gives away), ``inside_db``/``outside_db`` (inside
+    the 18-seed endgame database or not), ``phases`` (by seeds on the board), ``sources``, ``pie``
+    (pie rule decisions), ``unsolved``, ``network`` (the agent: a network's path, a bot's spec or
+    the callable's name) and ``network_id`` (its release id). ``misses=True`` adds ``misses``: each
+    position where the move is not optimal. ``heldout=True`` adds ``heldout``: the two
+    100,000-position held-out sets (``train`` and ``judge``, inside the database; built once into
+    the solver cache, a minute or two the first time), with KL and set loss when the agent gives
+    logits.
 
     ``agent`` may also be a Stable-Baselines3 model trained on ``kalaha/Kalah-v0`` (see
     ``as_agent``); logits of ``m`` columns (no pie answer) are taken as they are. Ctrl-C stops it
@@ -183,18 +187,26 @@ def judge(
     js = JudgeSet.load(rules, positions, build, time_limit)
     stage = None if report_to is None else (lambda d, t: report_to(d, t, "judge set"))
     actions, _ = _act(agent, js.positions, js.obs(), js.mask(), batch_size, stage)
-    report = json.loads(js.score(actions))
-    if misses:
-        report["misses"] = json.loads(js.misses(actions))
+    scored = []
     if heldout:
-        report["heldout"] = []
         for hs in HeldoutSet.load_all(rules, heldout_positions):
             name = f"held-out {hs.kind}"
             stage = None if report_to is None else (lambda d, t, n=name: report_to(d, t, n))
             a, logits = _act(agent, hs.positions, hs.obs(), hs.mask(), batch_size, stage)
-            text = hs.score_logits(logits) if logits is not None else hs.score_actions(a)
-            report["heldout"].append(json.loads(text))
-    return report
+            scored.append((hs, logits if logits is not None else a))
+    name, network_id = _identity(agent)
+    return js.report(actions, network=name, network_id=network_id, misses=misses, heldout=scored)
+
+
+def _identity(agent: Any) -> tuple:
+    """The agent's name in a report (a network's path, a bot's spec, a callable's name) and its
+    release id (None: not a released network)."""
+    if isinstance(agent, Network):
+        return agent.path, agent.id
+    if isinstance(agent, Bot):
+        return agent.spec, None
+    name = getattr(agent, "__name__", None) or type(agent).__name__
+    return ("agent" if name == "<lambda>" else name), None
 
 
 def _progress_callback(progress: Any, title: str):
@@ -210,24 +222,9 @@ def _progress_callback(progress: Any, title: str):
     return progress
 
 
-def summary(report: dict) -> str:
-    """A few lines of a ``judge`` report, as ``kalaha judge`` prints them."""
-    pct = lambda r: 100.0 * r  # noqa: E731
-    lines = [
-        f"{pct(report['optimal_rate']):.1f}% ± {pct(report['std_err']):.1f} solver-optimal moves on "
-        f"{report['positions']} positions, {report['mean_loss']:.2f} seeds lost a move"
-    ]
-    for name, key in (("inside the database", "inside_db"), ("outside", "outside_db")):
-        r = report.get(key)
-        if r and r.get("positions"):
-            lines.append(f"  {name}: {pct(r['optimal_rate']):.1f}% ± {pct(r['std_err']):.1f} of {r['positions']}")
-    for h in report.get("heldout", []):
-        kl = "" if h.get("kl") is None else f", KL {h['kl']:.4f}"
-        lines.append(
-            f"held-out {h['set']} ({h['positions']} positions): {pct(h['optimal_rate']):.2f}% ± "
-            f"{pct(h['std_err']):.2f}{kl}, {h['mean_loss']:.3f} seeds lost a move"
-        )
-    return "\n".join(lines)
+def summary(report: JudgeReport) -> str:
+    """The report as ``kalaha judge`` prints it: ``str(report)`` (kept for older scripts)."""
+    return str(report)
 
 
 def evaluate(

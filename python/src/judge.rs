@@ -1,14 +1,16 @@
 //! `JudgeSet` and `HeldoutSet`: the solver-labelled positions `kalaha judge` scores networks on,
-//! as numpy batches for any agent, and their scores with the command's own figures (JSON text,
-//! which `kalaha.judge` in `kalaha/research.py` turns into the report).
+//! as numpy batches for any agent; `JudgeReport`: the command's own report type
+//! ([`kalaha::eval::judge::JudgeReport`]), which `kalaha.judge` returns (its text is the
+//! command's, its dict the command's `--json`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use kalaha::eval::heldout::HeldoutSet;
-use kalaha::eval::judge::{JUDGE_SEED, JudgeSet, cached_settings, check_actions};
+use kalaha::eval::heldout::{HeldoutScore, HeldoutSet};
+use kalaha::eval::judge::report::{HeldoutReport, JudgeReport};
+use kalaha::eval::judge::{JUDGE_SEED, JudgeSet, Miss, cached_settings};
 use kalaha::rules::{Position, Rules};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -82,6 +84,8 @@ pub struct PyJudgeSet {
     set: JudgeSet,
     positions: Vec<Position>,
     rules: Rules,
+    /// The solver's limit a position the set was solved with (none: every position proved).
+    limit: Option<Duration>,
 }
 
 #[pymethods]
@@ -130,6 +134,7 @@ impl PyJudgeSet {
             positions: set.positions(),
             set,
             rules,
+            limit,
         })
     }
 
@@ -201,6 +206,70 @@ impl PyJudgeSet {
         Ok((p.only_first, p.only_second, p.p_value))
     }
 
+    /// The report of an agent's actions (int64 `[N]`, each legal) on this set: the
+    /// `JudgeReport` that `kalaha judge` prints, for `network` (a name for the agent) and its
+    /// release id; `misses=True` keeps the positions it gets wrong; `heldout` pairs each
+    /// `HeldoutSet` with the agent's logits (float32 `[N, m + 1]`) or actions (int64 `[N]`).
+    #[pyo3(signature = (actions, *, network="agent".to_string(), network_id=None, misses=false, heldout=Vec::new()))]
+    fn report(
+        &self,
+        actions: PyReadonlyArray1<'_, i64>,
+        network: String,
+        network_id: Option<String>,
+        misses: bool,
+        heldout: Vec<(PyRef<'_, PyHeldoutSet>, Bound<'_, PyAny>)>,
+    ) -> PyResult<PyJudgeReport> {
+        let picks = indexes(&actions)?;
+        let score = self.set.score_picks(&picks).map_err(library_error)?;
+        let misses = match misses {
+            true => Some(self.set.misses(&picks).map_err(library_error)?),
+            false => None,
+        };
+        let mut sets = Vec::new();
+        for (set, given) in &heldout {
+            if set.rules != self.rules {
+                return Err(value_error(format!(
+                    "a held-out set of {} paired with the judge set of {}",
+                    set.rules.describe(),
+                    self.rules.describe()
+                )));
+            }
+            let score = match given.extract::<PyReadonlyArray2<'_, f32>>() {
+                Ok(logits) => set.score_of_logits(&logits)?,
+                Err(_) => {
+                    let actions = given.extract::<PyReadonlyArray1<'_, i64>>().map_err(|_| {
+                        value_error(format!(
+                            "held-out {}: expected logits (float32 [N, m + 1]) or actions (int64 [N])",
+                            set.kind()
+                        ))
+                    })?;
+                    set.score_of_actions(&actions)?
+                }
+            };
+            sets.push(HeldoutReport {
+                score,
+                against: None,
+            });
+        }
+        Ok(PyJudgeReport {
+            report: JudgeReport {
+                score,
+                network_id: network_id.unwrap_or_else(|| format!("{network} (no release id)")),
+                network,
+                seed: JUDGE_SEED,
+                simulations: None,
+                prove: None,
+                margin_weight: None,
+                c_scale: None,
+                minimax_weight: None,
+                against: None,
+                heldout: (!heldout.is_empty()).then_some(sets),
+                time_limit: self.limit,
+            },
+            misses,
+        })
+    }
+
     /// The moves a shipped network (`kalaha.Network`) picks alone, by the library's own path
     /// (`kalaha judge --network`'s): int64 `[N]`.
     fn network_picks<'py>(
@@ -239,6 +308,30 @@ impl PyJudgeSet {
 pub struct PyHeldoutSet {
     set: HeldoutSet,
     rules: Rules,
+}
+
+impl PyHeldoutSet {
+    /// The library's score of `logits` (`[N, m + 1]`).
+    fn score_of_logits(&self, logits: &PyReadonlyArray2<'_, f32>) -> PyResult<HeldoutScore> {
+        let a = self.rules.pits() + 1;
+        if logits.shape() != [self.set.len(), a] {
+            return Err(value_error(format!(
+                "held-out {}: logits of shape {:?} for {} positions of {a} actions",
+                self.kind(),
+                logits.shape(),
+                self.set.len()
+            )));
+        }
+        let flat: Vec<f32> = logits.as_array().iter().copied().collect();
+        self.set.score(&flat, a).map_err(library_error)
+    }
+
+    /// The library's score of one action per position.
+    fn score_of_actions(&self, actions: &PyReadonlyArray1<'_, i64>) -> PyResult<HeldoutScore> {
+        self.set
+            .score_actions(&indexes(actions)?)
+            .map_err(library_error)
+    }
 }
 
 #[pymethods]
@@ -298,45 +391,13 @@ impl PyHeldoutSet {
     /// The score of an agent's logits `[N, m + 1]` (float32; illegal actions are masked here):
     /// optimal rate, KL(target ‖ policy), set loss, seeds lost, by bands (JSON text).
     fn score_logits(&self, logits: PyReadonlyArray2<'_, f32>) -> PyResult<String> {
-        let a = self.rules.pits() + 1;
-        if logits.shape() != [self.set.len(), a] {
-            return Err(value_error(format!(
-                "logits of shape {:?} for {} positions of {a} actions",
-                logits.shape(),
-                self.set.len()
-            )));
-        }
-        let flat: Vec<f32> = logits.as_array().iter().copied().collect();
-        let score = self
-            .set
-            .score(&flat, a)
-            .map_err(|e| value_error(format!("{e:#}")))?;
-        serde_json::to_string(&score).map_err(value_error)
+        serde_json::to_string(&self.score_of_logits(&logits)?).map_err(value_error)
     }
 
     /// The score of one action per position (int64 `[N]`, each legal): optimal rate and seeds
     /// lost; `kl` and `set_loss` are null (an action is not a distribution).
     fn score_actions(&self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<String> {
-        let picks = indexes(&actions)?;
-        check_actions(self.set.positions().iter(), &picks).map_err(library_error)?;
-        let a = self.rules.pits() + 1;
-        let mut flat = vec![f32::NEG_INFINITY; picks.len() * a];
-        for (row, &p) in flat.chunks_exact_mut(a).zip(&picks) {
-            row[p] = 0.0;
-        }
-        let score = self
-            .set
-            .score(&flat, a)
-            .map_err(|e| value_error(format!("{e:#}")))?;
-        let mut v = serde_json::to_value(&score).map_err(value_error)?;
-        v["kl"] = serde_json::Value::Null;
-        v["set_loss"] = serde_json::Value::Null;
-        if let Some(bands) = v["bands"].as_array_mut() {
-            for b in bands {
-                b["kl"] = serde_json::Value::Null;
-            }
-        }
-        Ok(v.to_string())
+        serde_json::to_string(&self.score_of_actions(&actions)?).map_err(value_error)
     }
 
     fn __repr__(&self) -> String {
@@ -345,6 +406,130 @@ impl PyHeldoutSet {
             self.kind(),
             self.set.len(),
             self.rules.describe()
+        )
+    }
+}
+
+/// One judgement, as `kalaha judge` reports it: `str(report)` is the command's text,
+/// `report.to_dict()` its `--json` (with `misses` where asked), and the report reads like that
+/// dict (`report["optimal_rate"]`, `report.keys()`). Equal to another report, or to a dict, with
+/// the same figures.
+#[pyclass(name = "JudgeReport", module = "kalaha._kalaha", frozen)]
+pub struct PyJudgeReport {
+    report: JudgeReport,
+    /// The positions the agent gets wrong, where asked.
+    misses: Option<Vec<Miss>>,
+}
+
+impl PyJudgeReport {
+    /// The report as `kalaha judge --json` writes it, with `misses` where asked.
+    fn json(&self) -> PyResult<serde_json::Value> {
+        let mut v = serde_json::to_value(&self.report).map_err(value_error)?;
+        if let Some(m) = &self.misses {
+            v["misses"] = serde_json::to_value(m).map_err(value_error)?;
+        }
+        Ok(v)
+    }
+}
+
+#[pymethods]
+impl PyJudgeReport {
+    /// Share of the set's positions where the agent's move is optimal.
+    #[getter]
+    fn optimal_rate(&self) -> f64 {
+        self.report.score.optimal_rate
+    }
+
+    /// Its standard error.
+    #[getter]
+    fn std_err(&self) -> f64 {
+        self.report.score.std_err
+    }
+
+    /// Positions scored.
+    #[getter]
+    fn positions(&self) -> usize {
+        self.report.score.positions
+    }
+
+    /// Mean seeds the agent's move gives away.
+    #[getter]
+    fn mean_loss(&self) -> f64 {
+        self.report.score.mean_loss
+    }
+
+    /// Positions drawn but left out (not proved within the set's time limit).
+    #[getter]
+    fn unsolved(&self) -> usize {
+        self.report.score.unsolved
+    }
+
+    /// The agent judged (a network's path, a bot's spec, or a name).
+    #[getter]
+    fn network(&self) -> String {
+        self.report.network.clone()
+    }
+
+    /// Its release id, or why it has none.
+    #[getter]
+    fn network_id(&self) -> String {
+        self.report.network_id.clone()
+    }
+
+    /// The report as `kalaha judge --json` writes it (a dict; `misses` where asked).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("json")?
+            .call_method1("loads", (self.json()?.to_string(),))
+    }
+
+    /// The report as JSON text (`kalaha judge --json`'s, with `misses` where asked).
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.json()?).map_err(value_error)
+    }
+
+    /// The keys of `to_dict()`.
+    fn keys(&self) -> PyResult<Vec<String>> {
+        Ok(self
+            .json()?
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default())
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        if self.json()?.get(key).is_none() {
+            return Err(pyo3::exceptions::PyKeyError::new_err(key.to_string()));
+        }
+        self.to_dict(py)?.get_item(key)
+    }
+
+    fn __contains__(&self, key: &str) -> PyResult<bool> {
+        Ok(self.json()?.get(key).is_some())
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if let Ok(o) = other.cast::<PyJudgeReport>() {
+            return Ok(o.get().json()? == self.json()?);
+        }
+        if other.is_instance_of::<pyo3::types::PyDict>() {
+            return self.to_dict(py)?.eq(other);
+        }
+        Ok(false)
+    }
+
+    /// The report as `kalaha judge` prints it.
+    fn __str__(&self) -> String {
+        self.report.text()
+    }
+
+    fn __repr__(&self) -> String {
+        let s = &self.report.score;
+        format!(
+            "JudgeReport({}: {:.1}% ± {:.1} optimal on {} positions)",
+            self.report.network,
+            100.0 * s.optimal_rate,
+            100.0 * s.std_err,
+            s.positions
         )
     }
 }

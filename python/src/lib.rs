@@ -13,7 +13,7 @@
 //! | `Bot` | [`kalaha::bots::BotSpec`]: random, greedy, minimax:D, mcts:N, solver, policy:PATH\[:SIMS\] |
 //! | `solve` | [`kalaha::solver::Solver`]: the exact value of a position and of each move |
 //! | `Network` | [`kalaha::nn::model::Model`]: a trained network's outputs and weights |
-//! | `JudgeSet`, `HeldoutSet` | [`kalaha::eval::judge`], [`kalaha::eval::heldout`]: solver-labelled sets |
+//! | `JudgeSet`, `HeldoutSet`, `JudgeReport` | [`kalaha::eval::judge`], [`kalaha::eval::heldout`]: solver-labelled sets and the judge report |
 //! | `evaluate` | [`kalaha::eval::run()`] with a Python agent as [`kalaha::bots::Player::external`] |
 //! | `search` | [`kalaha::search::search_batch_with`] with a network or a Python evaluator |
 //! | `best_logits` | [`kalaha::search::best_logit`] row by row: the one greedy pick (`kalaha.research.pick`) |
@@ -44,6 +44,7 @@ fn _kalaha(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<network::PyNetwork>()?;
     m.add_class::<judge::PyJudgeSet>()?;
     m.add_class::<judge::PyHeldoutSet>()?;
+    m.add_class::<judge::PyJudgeReport>()?;
     m.add_class::<distributed::PyLearner>()?;
     m.add_class::<distributed::PyWorker>()?;
     m.add_class::<distributed::BatchRef>()?;

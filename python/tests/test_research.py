@@ -10,6 +10,8 @@ import pytest
 
 import kalaha
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 @pytest.fixture(scope="module")
 def net():
@@ -81,7 +83,8 @@ def test_judge_a_network_gives_the_commands_figures(net, judge_set):
     with the same code: the library's own picks give the same report."""
     report = kalaha.judge(net)
     rust_picks = judge_set.network_picks(net)
-    assert report == json.loads(judge_set.score(rust_picks))
+    score = json.loads(judge_set.score(rust_picks))
+    assert {k: report[k] for k in score} == score
     assert report["positions"] == 1200 and report["unsolved"] == 0
     assert 0.85 < report["optimal_rate"] < 1.0
     assert report["inside_db"]["positions"] + report["outside_db"]["positions"] == 1200
@@ -90,6 +93,35 @@ def test_judge_a_network_gives_the_commands_figures(net, judge_set):
     wrong = round((1 - report["optimal_rate"]) * 1200)
     assert len(with_misses["misses"]) == wrong
     assert all(m["chosen"][1] < m["value"] for m in with_misses["misses"])
+
+
+def test_judge_returns_the_commands_report(net):
+    """`kalaha.judge` returns the report type `kalaha judge` prints: the same text, the same JSON
+    (`--json`), read as attributes or as that dict."""
+    report = kalaha.judge(net)
+    assert isinstance(report, kalaha.JudgeReport)
+    assert (report.network, report.network_id) == (net.path, net.id)
+    assert report.optimal_rate == report["optimal_rate"] == report.to_dict()["optimal_rate"]
+    assert json.loads(report.to_json()) == report.to_dict() == report
+    assert {"optimal_rate", "std_err", "inside_db", "phases", "network_id", "seed"} <= set(report.keys())
+    assert "misses" not in report and "misses" in kalaha.judge(net, misses=True)
+    with pytest.raises(KeyError, match="nonexistent"):
+        report["nonexistent"]
+    assert repr(report).startswith(f"JudgeReport({net.path}: ")
+    assert kalaha.research.summary(report) == str(report)
+    binary = ROOT / "target" / "release" / "kalaha"
+    cli = subprocess.run([str(binary), "judge", "--network", net.path, "--json"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout) == report.to_dict()
+    text = subprocess.run([str(binary), "judge", "--network", net.path], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert text.stdout == str(report)
+    # An agent that gives actions: named, no release id, no KL on the held-out sets.
+    first_legal = kalaha.judge(lambda obs, m: np.argmax(m, axis=1), heldout=True, heldout_positions=2000)
+    assert first_legal.network_id == "agent (no release id)"
+    assert "KL" not in str(first_legal).split("held-out", 1)[1]
+    assert str(first_legal).startswith("agent (no release id): ")
 
 
 def test_judge_any_agent_by_actions_or_logits(judge_set):

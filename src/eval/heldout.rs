@@ -105,8 +105,9 @@ pub struct Band {
     pub positions: usize,
     /// Share where the network's move is optimal.
     pub optimal_rate: f64,
-    /// Mean KL(target ‖ policy), nats.
-    pub kl: f64,
+    /// Mean KL(target ‖ policy), nats (none when scored from actions: a move is not a
+    /// distribution).
+    pub kl: Option<f64>,
     /// Mean seeds the network's move loses.
     pub mean_loss: f64,
 }
@@ -124,10 +125,11 @@ pub struct HeldoutScore {
     pub optimal_rate: f64,
     /// Standard error of that share.
     pub std_err: f64,
-    /// Mean KL(target ‖ policy), the target uniform over the optimal moves, nats.
-    pub kl: f64,
-    /// Mean `-log p(optimal moves)`, nats.
-    pub set_loss: f64,
+    /// Mean KL(target ‖ policy), the target uniform over the optimal moves, nats (none when
+    /// scored from actions: a move is not a distribution).
+    pub kl: Option<f64>,
+    /// Mean `-log p(optimal moves)`, nats (none when scored from actions).
+    pub set_loss: Option<f64>,
     /// Mean seeds the network's move loses.
     pub mean_loss: f64,
     /// The same by seeds on the board, in bands of six.
@@ -374,25 +376,50 @@ impl HeldoutSet {
                 self.len()
             );
         }
+        Ok(self.score_by(true, |i| {
+            self.tally_one(i, &logits[i * actions..(i + 1) * actions])
+        }))
+    }
+
+    /// Scores an agent from one action per position (in set order, each legal): the optimal
+    /// rate and the seeds lost, without KL or set loss (a move is not a distribution). Errors
+    /// name the first illegal action or a count that does not fit the set.
+    pub fn score_actions(&self, picks: &[usize]) -> anyhow::Result<HeldoutScore> {
+        crate::eval::judge::check_actions(self.positions.iter(), picks)?;
+        Ok(self.score_by(false, |i| {
+            let (value, played) = (self.values[i], self.moves[i][picks[i]]);
+            Tally {
+                n: 1,
+                optimal: (played == value) as usize,
+                lost: (value - played) as f64,
+                ..Tally::default()
+            }
+        }))
+    }
+
+    /// The score of the tallies of every position, by bands of seeds on the board; `dist`: the
+    /// tallies hold KL and set loss (scored from logits).
+    fn score_by(&self, dist: bool, tally: impl Fn(usize) -> Tally) -> HeldoutScore {
         let band = |p: &Position| p.board_seeds().div_ceil(BAND).max(1) as usize;
         let bands = self.positions.iter().map(band).max().unwrap_or(1);
         let mut all = Tally::default();
         let mut by_band = vec![Tally::default(); bands + 1];
-        for (i, l) in logits.chunks_exact(actions).enumerate() {
-            let t = self.tally_one(i, l);
+        for (i, pos) in self.positions.iter().enumerate() {
+            let t = tally(i);
             all.add(&t);
-            by_band[band(&self.positions[i])].add(&t);
+            by_band[band(pos)].add(&t);
         }
         let n = all.n;
         let p = all.rate();
-        Ok(HeldoutScore {
+        let kept = |x: f64| dist.then_some(x);
+        HeldoutScore {
             set: self.kind.name().to_string(),
             checksum: format!("{:016x}", self.checksum),
             positions: n,
             optimal_rate: p,
             std_err: (p * (1.0 - p) / n.max(1) as f64).sqrt(),
-            kl: all.mean(all.kl),
-            set_loss: all.mean(all.set),
+            kl: kept(all.mean(all.kl)),
+            set_loss: kept(all.mean(all.set)),
             mean_loss: all.mean(all.lost),
             bands: by_band
                 .iter()
@@ -403,11 +430,11 @@ impl HeldoutSet {
                     max_seeds: b as u32 * BAND,
                     positions: t.n,
                     optimal_rate: t.rate(),
-                    kl: t.mean(t.kl),
+                    kl: kept(t.mean(t.kl)),
                     mean_loss: t.mean(t.lost),
                 })
                 .collect(),
-        })
+        }
     }
 
     /// The score of position `i` from its logits.
@@ -482,12 +509,12 @@ pub fn score_all(
 
 /// One line of a score for the progress line and reports.
 pub fn summary(s: &HeldoutScore) -> String {
+    let kl = s.kl.map_or(String::new(), |kl| format!(" kl {kl:.3}"));
     format!(
-        "{} {:.2}%±{:.2} kl {:.3} lost {:.3}",
+        "{} {:.2}%±{:.2}{kl} lost {:.3}",
         s.set,
         100.0 * s.optimal_rate,
         100.0 * s.std_err,
-        s.kl,
         s.mean_loss
     )
 }
@@ -558,11 +585,14 @@ mod tests {
         let s = set.score(&oracle_logits(&set, 30.0, false), 5).unwrap();
         assert_eq!(s.optimal_rate, 1.0);
         assert_eq!(s.mean_loss, 0.0);
-        assert!(s.kl < 1e-6 && s.set_loss < 1e-6, "{s:?}");
+        assert!(s.kl.unwrap() < 1e-6 && s.set_loss.unwrap() < 1e-6, "{s:?}");
         // Sharp on one optimal move: still all optimal and no set loss, but a KL where moves tie.
         let one = set.score(&oracle_logits(&set, 30.0, true), 5).unwrap();
         assert_eq!(one.optimal_rate, 1.0);
-        assert!(one.set_loss < 1e-6 && one.kl > 0.01, "{one:?}");
+        assert!(
+            one.set_loss.unwrap() < 1e-6 && one.kl.unwrap() > 0.01,
+            "{one:?}"
+        );
         // Sharp on the worst moves: the optimal rate falls and seeds are lost.
         let worst: Vec<f32> = oracle_logits(&set, 30.0, false)
             .iter()
@@ -573,5 +603,30 @@ mod tests {
         let counted: usize = s.bands.iter().map(|b| b.positions).sum();
         assert_eq!(counted, set.len());
         assert!(set.score(&[0.0; 3], 5).is_err(), "logits that do not fit");
+        // Scored from the moves the worst logits pick: the same rate and seeds lost, no KL.
+        let picks: Vec<usize> = worst
+            .chunks_exact(5)
+            .zip(set.positions())
+            .map(|(l, p)| {
+                let legal: Vec<usize> = p.legal_moves().iter().map(|m| m.action(4)).collect();
+                *legal
+                    .iter()
+                    .max_by(|a, b| l[**a].total_cmp(&l[**b]).then(b.cmp(a)))
+                    .unwrap()
+            })
+            .collect();
+        let by_moves = set.score_actions(&picks).unwrap();
+        assert_eq!(by_moves.optimal_rate, bad.optimal_rate);
+        assert_eq!(by_moves.mean_loss, bad.mean_loss);
+        assert_eq!((by_moves.kl, by_moves.set_loss), (None, None));
+        assert!(by_moves.bands.iter().all(|b| b.kl.is_none()));
+        let mut wrong = picks.clone();
+        wrong[3] = 9;
+        let e = set.score_actions(&wrong).unwrap_err().to_string();
+        assert!(e.contains("position 3"), "{e}");
+        assert!(
+            set.score_actions(&picks[1..]).is_err(),
+            "a count that does not fit"
+        );
     }
 }

@@ -17,9 +17,12 @@ use anyhow::Context;
 use burn::module::Module;
 use burn::tensor::Bytes;
 
-use super::selfplay::{Replay, Sample, SelfPlay, SelfPlayStats};
+#[cfg(any(doc, test))]
+use super::Trainer;
+use super::replay::{Replay, Sample};
+use super::selfplay::{SelfPlay, SelfPlayStats};
 use super::state::{Reader, Writer};
-use super::{TrainConfig, Trainer, data_sources, device, labelled, play};
+use super::{TrainConfig, data_sources, device, labelled, play};
 use crate::nn::{Net, NetEvaluator};
 use crate::rules::Rules;
 
@@ -210,47 +213,6 @@ fn load_weights(
         .map_err(|e| anyhow::anyhow!("the weights do not fit the config's network: {e:?}"))
 }
 
-impl Trainer {
-    /// The network's weights as burnpack bytes, for [`Worker::set_weights`].
-    pub fn weights(&self) -> anyhow::Result<Vec<u8>> {
-        let bytes = self
-            .model
-            .valid()
-            .into_record()
-            .into_bytes()
-            .map_err(|e| anyhow::anyhow!("cannot serialise the network: {e:?}"))?;
-        Ok(bytes.to_vec())
-    }
-
-    /// The version of the current weights: the iterations completed.
-    pub fn version(&self) -> u64 {
-        self.meta.iteration as u64
-    }
-
-    /// The config the run follows.
-    pub fn config(&self) -> &TrainConfig {
-        &self.cfg
-    }
-
-    /// The rules the run plays.
-    pub fn rules(&self) -> &Rules {
-        &self.rules
-    }
-
-    /// Adds a worker's samples to the replay buffer.
-    pub fn absorb(&mut self, batch: &Batch) {
-        for s in &batch.samples {
-            self.replay.push(*s);
-        }
-    }
-
-    /// Logs a scalar to the run's TensorBoard log at the current iteration.
-    pub fn log_scalar(&mut self, tag: &str, value: f64) {
-        let step = self.meta.iteration as u64;
-        self.log.scalar(tag, value, step);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::AtomicBool;
@@ -313,8 +275,17 @@ mod tests {
         let weights = trainer.weights().unwrap();
         let net = load_weights(&cfg, trainer.rules(), &trainer.device, &weights).unwrap();
         let pos = [crate::rules::Position::start(trainer.rules())];
-        let x = trainer.model.valid().input().batch(&pos, &trainer.device);
-        let a = trainer.model.valid().forward(x.clone()).logits.into_data();
+        let x = trainer
+            .learner
+            .trained()
+            .input()
+            .batch(&pos, &trainer.device);
+        let a = trainer
+            .learner
+            .trained()
+            .forward(x.clone())
+            .logits
+            .into_data();
         let b = net.forward(x).logits.into_data();
         assert_eq!(
             a, b,

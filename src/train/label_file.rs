@@ -14,7 +14,7 @@ use anyhow::{Context, bail};
 use rand::RngExt;
 use serde::Deserialize;
 
-use super::selfplay::Replay;
+use super::replay::Replay;
 use crate::rules::{Move, Position, Rules};
 use crate::solver::ExactMoves;
 

@@ -13,7 +13,8 @@ use rand::RngExt;
 use rayon::prelude::*;
 
 use super::config::LabelDraw;
-use super::selfplay::{Replay, Sample, SelfPlayStats, exact_lost, exact_policy};
+use super::replay::{Replay, Sample};
+use super::selfplay::{SelfPlayStats, exact_lost, exact_policy};
 use crate::bots::{Minimax, greedy_or_random, random_move};
 use crate::env::rng::{GameRng, derive, stream};
 use crate::rules::{Position, Rules};

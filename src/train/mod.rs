@@ -8,9 +8,12 @@
 //! random stream is drawn from the run's seed and the iteration, so a resumed run goes on as the
 //! uninterrupted one would have.
 //!
-//! The [`Trainer`] and its iteration loop are here; starting or resuming a run is in `start`, the
-//! gradient steps and the learning-rate schedule in `learn`, the TensorBoard logs and the
-//! progress line in `log`, the burn device in `device`.
+//! The [`Trainer`] and its iteration loop are here, over one type a stage, each with the inputs
+//! it needs: self-play (`selfplay`: the games in flight, and the labellers of `labelled` and
+//! `label_file`) into the replay buffer (`replay`), the learner (`learner`: the weights, their
+//! average, the optimizer and the schedule), the evaluation (`eval`: the bots and the judged
+//! sets). Starting or resuming a run is in `start`, the TensorBoard logs and the progress line
+//! in `log`, the burn device in `device`.
 
 pub mod bench;
 pub mod checkpoint;
@@ -25,9 +28,11 @@ pub mod selfplay;
 pub mod state;
 pub mod tb;
 
+pub mod replay;
+
 mod device;
 mod ema;
-mod learn;
+mod learner;
 mod log;
 mod start;
 
@@ -35,7 +40,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use burn::optim::ModuleOptimizer;
 use burn::prelude::*;
 
 use crate::env::rng::derive;
@@ -45,8 +49,12 @@ use crate::rules::Rules;
 pub use checkpoint::{Evaluation, Meta};
 pub use config::TrainConfig;
 pub use device::device;
+use distributed::Batch;
+use eval::Scoring;
+use learner::Learner;
 pub use recipe::Recipe;
-use selfplay::{Replay, SelfPlay, SelfPlayStats};
+use replay::Replay;
+use selfplay::{SelfPlay, SelfPlayStats};
 use start::data_sources;
 use tb::TbLog;
 
@@ -67,47 +75,24 @@ pub struct Progress {
     pub samples_per_sec: f64,
 }
 
-/// Mean losses over an iteration's gradient steps.
-#[derive(Clone, Copy, Debug, Default)]
-struct Losses {
-    policy: f64,
-    value: f64,
-    margin: f64,
-    entropy: f64,
-    /// The move head's loss (0 without one).
-    moves: f64,
-}
-
-/// A training run in progress.
+/// A training run in progress: a stage each (self-play, the replay buffer, the learner, the
+/// evaluation), the run's sidecar and its logs.
 pub struct Trainer {
     cfg: TrainConfig,
     rules: Rules,
+    /// The device self-play and evaluation run on (the learner's is its autodiff twin).
     device: Device,
-    train_device: Device,
-    /// The weights being trained.
-    model: Net,
-    /// Their moving average (`optim.ema_decay`): the network saved, evaluated and released.
-    ema: Option<ema::Ema>,
-    optim: ModuleOptimizer,
+    /// Self-play: the games in flight.
     selfplay: SelfPlay,
-    /// Exact labels instead of self-play (`selfplay.labels = "exact"`).
+    /// Exact labels beside or instead of self-play (`selfplay.labels`, `exact_share`,
+    /// `label_file`).
     labeller: Option<labelled::Labeller>,
     replay: Replay,
+    learner: Learner,
+    scoring: Scoring,
     meta: Meta,
     checkpoint_dir: PathBuf,
     log: TbLog,
-    /// Solved positions for judging, once built.
-    judge: Option<judge::JudgeSet>,
-    /// The judge set being loaded or solved on a thread of its own, so that training goes on
-    /// meanwhile (solving a few hundred Kalah(6,4) positions takes minutes); evaluations before
-    /// it is ready skip the solver, the last one waits for it.
-    judge_build: Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>>,
-    /// The evaluation opponents, prepared once (a network or solver among them loaded at start).
-    opponents: Vec<crate::bots::Player>,
-    /// The held-out sets, once built (`eval.heldout_positions`).
-    heldout: Vec<heldout::HeldoutSet>,
-    /// The held-out sets being loaded or built on a thread of their own.
-    heldout_build: Option<std::thread::JoinHandle<anyhow::Result<Vec<heldout::HeldoutSet>>>>,
     /// The iteration of the last checkpoint written in this session.
     saved: Option<u32>,
 }
@@ -141,6 +126,16 @@ impl Trainer {
     /// Where the TensorBoard event file is.
     pub fn log_dir(&self) -> &std::path::Path {
         self.log.dir()
+    }
+
+    /// The config the run follows.
+    pub fn config(&self) -> &TrainConfig {
+        &self.cfg
+    }
+
+    /// The rules the run plays.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// Runs iterations until the configured count or until `stop` is set, checkpointing on the
@@ -211,18 +206,8 @@ impl Trainer {
     /// Writes a checkpoint now.
     pub fn save(&mut self) -> anyhow::Result<()> {
         let state = self.state_bytes();
-        let (net, training) = match &self.ema {
-            Some(e) => (e.net(), Some(&self.model)),
-            None => (&self.model, None),
-        };
-        checkpoint::save(
-            &self.checkpoint_dir,
-            net,
-            training,
-            &self.optim,
-            &state,
-            &mut self.meta,
-        )?;
+        self.learner
+            .save(&self.checkpoint_dir, &state, &mut self.meta)?;
         self.saved = Some(self.meta.iteration);
         Ok(())
     }
@@ -239,7 +224,10 @@ impl Trainer {
         self.meta.positions += st.positions;
         self.meta.games += st.games;
         let t = Instant::now();
-        let (losses, steps) = self.learn(derive(seed, iteration_stream::LEARN), stop);
+        let learn_seed = derive(seed, iteration_stream::LEARN);
+        let (losses, steps) =
+            self.learner
+                .learn(&self.replay, &mut self.meta.step, learn_seed, stop);
         let train_secs = t.elapsed().as_secs_f64().max(1e-9);
         self.meta.iteration += 1;
         let it = self.meta.iteration;
@@ -248,19 +236,29 @@ impl Trainer {
             evaluated as f64 / sp_secs,
             steps as f64 * self.cfg.optim.batch_size as f64 / train_secs,
         ];
-        let mut msg = self.log_iteration(st, &losses, steps, rates);
+        let done = log::Iteration {
+            number: it,
+            selfplay: st,
+            losses: &losses,
+            steps,
+            rates,
+            lr: self.learner.lr(self.meta.step),
+            replay: self.replay.len(),
+            moves_head: self.cfg.optim.moves_weight > 0.0,
+        };
+        let mut msg = log::log_iteration(&mut self.log, &done);
         let every = self.cfg.eval.every;
         let due = (every > 0 && it.is_multiple_of(every)) || it == self.cfg.run.iterations;
         if due && !stop.load(Ordering::Relaxed) {
             let e = self.evaluate()?;
-            msg.push_str(&self.log_evaluation(&e));
+            msg.push_str(&log::log_evaluation(&mut self.log, &e));
             self.meta.evaluations.push(e);
         }
         self.log.flush();
         Ok((msg, rates))
     }
 
-    /// New samples into the replay buffer: self-play with the current network (and labelled
+    /// New samples into the replay buffer: self-play with the trained weights (and labelled
     /// database positions with `exact_share`), or exact labels alone; the statistics and the
     /// network evaluations made.
     fn generate(&mut self, seed: u64, stop: &AtomicBool) -> (SelfPlayStats, u64) {
@@ -268,7 +266,7 @@ impl Trainer {
             &self.cfg,
             &mut self.selfplay,
             self.labeller.as_ref(),
-            NetEvaluator::new(self.model.valid(), self.device.clone()),
+            NetEvaluator::new(self.learner.trained(), self.device.clone()),
             &mut self.replay,
             seed,
             stop,
@@ -278,69 +276,50 @@ impl Trainer {
     /// The network a checkpoint holds as its model: the moving average of the trained weights
     /// if the run keeps one, else the trained weights; off the autodiff device.
     pub fn network(&self) -> Net {
-        match &self.ema {
-            Some(e) => e.net().clone(),
-            None => self.model.valid(),
-        }
+        self.learner.network()
     }
 
-    /// Plays the evaluation games with the checkpoint's network ([`Trainer::network`]); with a
-    /// moving average, the trained weights are scored on the judge and held-out sets as well.
+    /// Scores the checkpoint's network ([`Trainer::network`]) in games and on the judged sets;
+    /// with a moving average, the trained weights on the judged sets as well.
     pub fn evaluate(&mut self) -> anyhow::Result<Evaluation> {
-        let mut ev = NetEvaluator::new(self.network(), self.device.clone());
-        let games = eval::play_vs_bots(
-            &self.rules,
-            &self.opponents,
-            self.cfg.eval.games,
-            &mut ev,
-            derive(self.cfg.run.seed, run_stream::EVAL_GAMES),
-        );
+        let trained = self.learner.averages().then(|| self.learner.trained());
         let last = self.meta.iteration >= self.cfg.run.iterations;
-        if self
-            .judge_build
-            .as_ref()
-            .is_some_and(|h| h.is_finished() || last)
-        {
-            let h = self.judge_build.take().expect("checked above");
-            let set = h
-                .join()
-                .map_err(|_| anyhow::anyhow!("the judge set builder panicked"))??;
-            self.judge = Some(set);
-        }
-        if self
-            .heldout_build
-            .as_ref()
-            .is_some_and(|h| h.is_finished() || last)
-        {
-            let h = self.heldout_build.take().expect("checked above");
-            self.heldout = h
-                .join()
-                .map_err(|_| anyhow::anyhow!("the held-out set builder panicked"))??;
-        }
-        let (solver, heldout) = self.score_sets(&mut ev);
-        let trained = self.ema.is_some().then(|| {
-            let mut ev = NetEvaluator::new(self.model.valid(), self.device.clone());
-            let (solver, heldout) = self.score_sets(&mut ev);
-            checkpoint::TrainedScores { solver, heldout }
-        });
-        Ok(Evaluation {
-            iteration: self.meta.iteration,
-            seconds: self.meta.seconds,
-            games,
-            solver,
-            heldout,
+        self.scoring.evaluate(
+            self.learner.network(),
             trained,
-        })
+            &self.device,
+            (self.meta.iteration, self.meta.seconds),
+            last,
+        )
     }
 
-    /// `ev`'s network on the judge set (once it is built) and the held-out sets.
-    fn score_sets(
-        &self,
-        ev: &mut NetEvaluator,
-    ) -> (Option<judge::JudgeScore>, Vec<heldout::HeldoutScore>) {
-        let solver = self.judge.as_ref().map(|j| j.score(ev));
-        let heldout = heldout::score_all(&self.heldout, ev, self.rules.pits() + 1);
-        (solver, heldout)
+    /// The trained weights as burnpack bytes, for [`distributed::Worker::set_weights`].
+    pub fn weights(&self) -> anyhow::Result<Vec<u8>> {
+        let bytes = self
+            .learner
+            .trained()
+            .into_record()
+            .into_bytes()
+            .map_err(|e| anyhow::anyhow!("cannot serialise the network: {e:?}"))?;
+        Ok(bytes.to_vec())
+    }
+
+    /// The version of the current weights: the iterations completed.
+    pub fn version(&self) -> u64 {
+        self.meta.iteration as u64
+    }
+
+    /// Adds a worker's samples to the replay buffer.
+    pub fn absorb(&mut self, batch: &Batch) {
+        for s in &batch.samples {
+            self.replay.push(*s);
+        }
+    }
+
+    /// Logs a scalar to the run's TensorBoard log at the current iteration.
+    pub fn log_scalar(&mut self, tag: &str, value: f64) {
+        let step = self.meta.iteration as u64;
+        self.log.scalar(tag, value, step);
     }
 }
 

@@ -6,11 +6,12 @@ use anyhow::{Context, bail};
 use burn::optim::{AdamWConfig, ModuleOptimizer};
 use burn::prelude::*;
 
-use super::selfplay::{Replay, SelfPlay};
+use super::eval::Scoring;
+use super::learner::Learner;
+use super::replay::Replay;
+use super::selfplay::SelfPlay;
 use super::tb::TbLog;
-use super::{
-    Meta, TrainConfig, Trainer, checkpoint, config, device, heldout, judge, label_file, labelled,
-};
+use super::{Meta, TrainConfig, Trainer, checkpoint, config, device, judge, label_file, labelled};
 use crate::nn::{Net, NetConfig};
 use crate::rules::Rules;
 
@@ -27,21 +28,25 @@ impl Trainer {
         std::fs::create_dir_all(&log_dir)
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
-        let judge_build = spawn_judge(&cfg, &rules);
         let (db, labeller) = data_sources(&cfg, &rules)?;
         // Self-play consults the database unless the run learns from labels alone.
         let oracle = db
             .clone()
             .filter(|_| cfg.selfplay.labels != config::Labels::Exact);
-        let heldout_build = spawn_heldout(&cfg, &rules, db);
-        let opponents = cfg.opponents()?;
-        let decay = cfg.optim.ema_decay;
-        let ema = (decay > 0.0)
-            .then(|| super::ema::Ema::new(start.average.as_ref().unwrap_or(&start.net), decay));
+        let eval_seed = crate::env::rng::derive(cfg.run.seed, super::run_stream::EVAL_GAMES);
+        let scoring = Scoring::start(&cfg, &rules, db, eval_seed)?;
+        let learner = Learner::new(
+            start.net,
+            start.average,
+            start.optim,
+            train_device,
+            cfg.optim.clone(),
+            cfg.run.iterations,
+            cfg.replay.min_size,
+            rules.pits(),
+        );
         let mut trainer = Trainer {
-            opponents,
-            heldout: Vec::new(),
-            heldout_build,
+            scoring,
             labeller,
             selfplay: SelfPlay::new(
                 &rules,
@@ -56,18 +61,13 @@ impl Trainer {
                 cfg.selfplay.targets,
             )?,
             replay: Replay::new(cfg.replay.capacity),
+            learner,
             cfg,
             rules,
             device,
-            train_device,
-            ema,
-            model: start.net,
-            optim: start.optim,
             meta: start.meta,
             checkpoint_dir,
             log,
-            judge: None,
-            judge_build,
             saved: None,
         };
         if let Some(bytes) = start.state {
@@ -246,40 +246,6 @@ fn init_net(
         net.with_moves(&cfg.network, rules.pits(), train_device)
     } else {
         net.without_moves()
-    })
-}
-
-/// Loads or solves the judge set on a thread of its own (with a pool of one thread, so that the
-/// solver's parallel loops do not hold up self-play's), if the config asks for one.
-fn spawn_judge(
-    cfg: &TrainConfig,
-    rules: &Rules,
-) -> Option<std::thread::JoinHandle<anyhow::Result<judge::JudgeSet>>> {
-    let (n, seed, rules) = (cfg.eval.solver_positions, judge::JUDGE_SEED, *rules);
-    let limit = cfg.judge_time_limit();
-    let cache = cfg.run.judge_dir.clone();
-    (n > 0).then(|| {
-        std::thread::spawn(move || {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-            pool.install(|| judge::JudgeSet::load_or_build(&rules, n, seed, &cache, limit))
-        })
-    })
-}
-
-/// Loads or builds the held-out sets on a thread of its own (a pool of one thread), if the config
-/// asks for them; cached in the solver's cache folder.
-fn spawn_heldout(
-    cfg: &TrainConfig,
-    rules: &Rules,
-    db: Option<std::sync::Arc<crate::solver::EndgameOracle>>,
-) -> Option<std::thread::JoinHandle<anyhow::Result<Vec<heldout::HeldoutSet>>>> {
-    let (n, rules, db) = (cfg.eval.heldout_positions, *rules, db?);
-    let dir = crate::solver::default_cache_dir()?;
-    (n > 0).then(|| {
-        std::thread::spawn(move || {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-            pool.install(|| heldout::HeldoutSet::load_or_build_all(&rules, n, &db, &dir))
-        })
     })
 }
 

@@ -10,7 +10,7 @@ use kalaha::env::VecEnv;
 use kalaha::rules::{Position, Rules};
 use kalaha::search::MAX_ACTIONS;
 use kalaha::solver::{DbSize, Solver, SolverConfig};
-use kalaha::train::selfplay::{NO_LOST, Replay, Sample};
+use kalaha::train::replay::{NO_LOST, Replay, Sample};
 use kalaha::train::state::Writer;
 
 fn write(target: &str, name: &str, head: &[u8], body: &[u8]) {

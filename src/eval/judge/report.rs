@@ -78,7 +78,7 @@ pub struct HeldoutAgainst {
     /// The other network's share of optimal moves.
     pub optimal_rate: f64,
     /// Its mean KL against the target.
-    pub kl: f64,
+    pub kl: Option<f64>,
     /// Its mean seeds lost a move.
     pub mean_loss: f64,
     /// Positions only the judged network gets right.
@@ -330,6 +330,15 @@ fn heldout(
     Ok(out)
 }
 
+/// A network's path with its release id, once: `PATH (ID)`, or the id's own line where it
+/// already names the path (`PATH (no release id)`).
+fn named(path: &str, id: &str) -> String {
+    match id.starts_with(path) {
+        true => id.to_string(),
+        false => format!("{path} ({id})"),
+    }
+}
+
 impl JudgeReport {
     /// The report as `kalaha judge` prints it.
     pub fn text(&self) -> String {
@@ -355,8 +364,8 @@ impl JudgeReport {
         });
         let (path, score) = (&self.network, &self.score);
         let mut s = format!(
-            "{path} ({}): {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
-            self.network_id,
+            "{}: {:.1}% ± {:.1} solver-optimal moves {how} on {} positions, {:.2} seeds lost a move\n",
+            named(path, &self.network_id),
             pct(score.optimal_rate),
             pct(score.std_err),
             score.positions,
@@ -396,8 +405,8 @@ impl JudgeReport {
         if let Some(a) = &self.against {
             let o = &a.network;
             s += &format!(
-                "against {o} ({}): {:.1}% ± {:.1}; only {path} right in {}, only {o} in {} (sign test p = {:.3})\n",
-                a.network_id,
+                "against {}: {:.1}% ± {:.1}; only {path} right in {}, only {o} in {} (sign test p = {:.3})\n",
+                named(o, &a.network_id),
                 pct(a.optimal_rate),
                 pct(a.std_err),
                 a.only_network,
@@ -407,25 +416,29 @@ impl JudgeReport {
         }
         for h in self.heldout.iter().flatten() {
             let hs = &h.score;
+            // KL and set loss where the judged agent gave a distribution (none from actions).
+            let kl = |kl: Option<f64>| kl.map_or(String::new(), |k| format!(", KL {k:.4}"));
+            let set_loss = hs
+                .set_loss
+                .map_or(String::new(), |l| format!(", set loss {l:.4}"));
             s += &format!(
-                "held-out {} ({} positions inside the database, set {}): {:.2}% ± {:.2} optimal, KL {:.4}, set loss {:.4}, {:.3} seeds lost a move\n",
+                "held-out {} ({} positions inside the database, set {}): {:.2}% ± {:.2} optimal{}{set_loss}, {:.3} seeds lost a move\n",
                 hs.set,
                 hs.positions,
                 hs.checksum,
                 pct(hs.optimal_rate),
                 pct(hs.std_err),
-                hs.kl,
-                hs.set_loss,
+                kl(hs.kl),
                 hs.mean_loss
             );
             for b in &hs.bands {
                 s += &format!(
-                    "  {}-{} seeds: {:.2}% of {}, KL {:.4}, {:.3} seeds lost\n",
+                    "  {}-{} seeds: {:.2}% of {}{}, {:.3} seeds lost\n",
                     b.min_seeds,
                     b.max_seeds,
                     pct(b.optimal_rate),
                     b.positions,
-                    b.kl,
+                    kl(b.kl),
                     b.mean_loss
                 );
             }

@@ -1,22 +1,114 @@
-//! Learning: the iteration's gradient steps on batches from the replay buffer, the learning-rate
-//! schedule (warm-up, then cosine decay) and the losses of one step.
+//! The learner: the weights being trained, their moving average and the optimizer. It takes an
+//! iteration's gradient steps on batches from the replay buffer, on the learning-rate schedule
+//! (warm-up, then cosine decay), and reports the losses of each step.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use burn::optim::GradientsParams;
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
 
-use super::selfplay::{Sample, result_of};
-use super::{Losses, Trainer, config};
+use super::ema::Ema;
+use super::replay::{Replay, Sample};
+use super::selfplay::result_of;
+use super::{Meta, checkpoint, config};
 use crate::env::rng::stream;
+use crate::nn::Net;
 use crate::rules::{Position, Side};
 
-impl Trainer {
+/// Mean losses over an iteration's gradient steps.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Losses {
+    pub policy: f64,
+    pub value: f64,
+    pub margin: f64,
+    pub entropy: f64,
+    /// The move head's loss (0 without one).
+    pub moves: f64,
+}
+
+/// The weights being trained and how they are stepped.
+pub(super) struct Learner {
+    /// The weights being trained (on the autodiff device).
+    model: Net,
+    /// Their moving average (`optim.ema_decay`): the network saved, evaluated and released.
+    ema: Option<Ema>,
+    optim: ModuleOptimizer,
+    /// The autodiff device the steps run on.
+    device: Device,
+    /// The optimizer's settings.
+    cfg: config::OptimConfig,
+    /// Iterations in the run (the schedule's length).
+    iterations: u32,
+    /// Replay samples a learning iteration waits for.
+    min_replay: usize,
+    /// Pits of the rules played.
+    pits: usize,
+}
+
+impl Learner {
+    /// A learner stepping `model` with `optim` on `device` (autodiff) as `cfg` says, over a run
+    /// of `iterations`; the moving average (with `cfg.ema_decay`) starts at `average` or, where
+    /// the checkpoint kept none, at `model`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        model: Net,
+        average: Option<Net>,
+        optim: ModuleOptimizer,
+        device: Device,
+        cfg: config::OptimConfig,
+        iterations: u32,
+        min_replay: usize,
+        pits: usize,
+    ) -> Learner {
+        let ema = (cfg.ema_decay > 0.0)
+            .then(|| Ema::new(average.as_ref().unwrap_or(&model), cfg.ema_decay));
+        Learner {
+            model,
+            ema,
+            optim,
+            device,
+            cfg,
+            iterations,
+            min_replay,
+            pits,
+        }
+    }
+
+    /// The network a checkpoint holds as its model: the moving average of the trained weights
+    /// if the run keeps one, else the trained weights; off the autodiff device.
+    pub(super) fn network(&self) -> Net {
+        match &self.ema {
+            Some(e) => e.net().clone(),
+            None => self.model.valid(),
+        }
+    }
+
+    /// The trained weights off the autodiff device (what self-play plays with).
+    pub(super) fn trained(&self) -> Net {
+        self.model.valid()
+    }
+
+    /// Whether the run keeps a moving average beside the trained weights.
+    pub(super) fn averages(&self) -> bool {
+        self.ema.is_some()
+    }
+
+    /// Writes a checkpoint of the network, the trained weights (with an average), the optimizer
+    /// and the run `state` into `dir`, and `meta` as its sidecar.
+    pub(super) fn save(&self, dir: &Path, state: &[u8], meta: &mut Meta) -> anyhow::Result<()> {
+        let (net, training) = match &self.ema {
+            Some(e) => (e.net(), Some(&self.model)),
+            None => (&self.model, None),
+        };
+        checkpoint::save(dir, net, training, &self.optim, state, meta)
+    }
+
     /// The learning rate at gradient step `step`: linear warm-up, then cosine decay to `lr_min`.
     pub(super) fn lr(&self, step: u64) -> f64 {
-        let o = &self.cfg.optim;
-        let total = (self.cfg.run.iterations as u64 * o.steps_per_iteration as u64).max(1);
+        let o = &self.cfg;
+        let total = (self.iterations as u64 * o.steps_per_iteration as u64).max(1);
         if step < o.warmup_steps as u64 {
             return o.lr * (step + 1) as f64 / o.warmup_steps as f64;
         }
@@ -26,23 +118,29 @@ impl Trainer {
         o.lr_min + 0.5 * (o.lr - o.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
     }
 
-    /// The iteration's gradient steps on uniform batches from the buffer (none until it holds
-    /// `replay.min_size`): the summed losses and the steps taken.
-    pub(super) fn learn(&mut self, seed: u64, stop: &AtomicBool) -> (Losses, u32) {
+    /// The iteration's gradient steps on uniform batches from `replay` (none until it holds
+    /// `replay.min_size`), counted on from `step`: the summed losses and the steps taken.
+    pub(super) fn learn(
+        &mut self,
+        replay: &Replay,
+        step: &mut u64,
+        seed: u64,
+        stop: &AtomicBool,
+    ) -> (Losses, u32) {
         let mut losses = Losses::default();
         let mut steps = 0u32;
-        if self.replay.len() < self.cfg.replay.min_size.max(1) {
+        if replay.len() < self.min_replay.max(1) {
             return (losses, 0);
         }
         let mut rng = stream(seed, 0);
         // A stream of its own, so that runs without re-splits draw the batches they always did.
         let mut resplit_rng = stream(seed, 1);
-        let share = self.cfg.optim.store_resplit;
-        for _ in 0..self.cfg.optim.steps_per_iteration {
+        let share = self.cfg.store_resplit;
+        for _ in 0..self.cfg.steps_per_iteration {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let mut batch = self.replay.batch(self.cfg.optim.batch_size, &mut rng);
+            let mut batch = replay.batch(self.cfg.batch_size, &mut rng);
             if share > 0.0 {
                 for s in &mut batch {
                     if resplit_rng.next_f32() < share {
@@ -51,7 +149,7 @@ impl Trainer {
                     }
                 }
             }
-            let lr = self.lr(self.meta.step);
+            let lr = self.lr(*step);
             let l = self.train_step(&batch, lr);
             losses.policy += l.policy;
             losses.value += l.value;
@@ -59,20 +157,19 @@ impl Trainer {
             losses.entropy += l.entropy;
             losses.moves += l.moves;
             steps += 1;
-            self.meta.step += 1;
+            *step += 1;
         }
         (losses, steps)
     }
 
     fn train_step(&mut self, batch: &[Sample], lr: f64) -> Losses {
-        let pits = self.rules.pits();
-        let a = pits + 1;
+        let a = self.pits + 1;
         let b = batch.len();
-        let d = &self.train_device;
-        let o = self.cfg.optim.clone();
+        let d = &self.device;
+        let o = &self.cfg;
         let positions: Vec<_> = batch.iter().map(|s| s.pos).collect();
         let x = self.model.input().batch(&positions, d);
-        let t = Targets::of(batch, a, &o);
+        let t = Targets::of(batch, a, o);
         let tensor =
             |v: Vec<f32>, cols: usize| Tensor::<2>::from_data(TensorData::new(v, [b, cols]), d);
         let target = tensor(t.policy, a);
@@ -339,7 +436,7 @@ mod tests {
             value: 1.0,
             margin: 0.1,
             exact: false,
-            lost: super::super::selfplay::NO_LOST,
+            lost: super::super::replay::NO_LOST,
         };
         let t = resplit_stores(&s, 0);
         assert_eq!(t.pos, s.pos);
