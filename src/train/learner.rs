@@ -12,7 +12,7 @@ use burn::tensor::activation::log_softmax;
 use super::ema::Ema;
 use super::replay::{Replay, Sample};
 use super::selfplay::result_of;
-use super::{Meta, checkpoint, config};
+use super::{Meta, TrainConfig, checkpoint, config};
 use crate::env::rng::stream;
 use crate::nn::Net;
 use crate::rules::{Position, Side};
@@ -48,20 +48,17 @@ pub(super) struct Learner {
 }
 
 impl Learner {
-    /// A learner stepping `model` with `optim` on `device` (autodiff) as `cfg` says, over a run
-    /// of `iterations`; the moving average (with `cfg.ema_decay`) starts at `average` or, where
-    /// the checkpoint kept none, at `model`.
-    #[allow(clippy::too_many_arguments)]
+    /// A learner stepping `model` with `optim` on `device` (autodiff) as the run's config says
+    /// (`optim`, over `run.iterations`, once the buffer holds `replay.min_size`), on rules of
+    /// `pits` pits; the moving average (`optim.ema_decay`) starts at `average` or, where the
+    /// checkpoint kept none, at `model`.
     pub(super) fn new(
-        model: Net,
-        average: Option<Net>,
-        optim: ModuleOptimizer,
+        (model, average, optim): (Net, Option<Net>, ModuleOptimizer),
         device: Device,
-        cfg: config::OptimConfig,
-        iterations: u32,
-        min_replay: usize,
+        run: &TrainConfig,
         pits: usize,
     ) -> Learner {
+        let cfg = run.optim.clone();
         let ema = (cfg.ema_decay > 0.0)
             .then(|| Ema::new(average.as_ref().unwrap_or(&model), cfg.ema_decay));
         Learner {
@@ -70,8 +67,8 @@ impl Learner {
             optim,
             device,
             cfg,
-            iterations,
-            min_replay,
+            iterations: run.run.iterations,
+            min_replay: run.replay.min_size,
             pits,
         }
     }

@@ -35,16 +35,8 @@ impl Trainer {
             .filter(|_| cfg.selfplay.labels != config::Labels::Exact);
         let eval_seed = crate::env::rng::derive(cfg.run.seed, super::run_stream::EVAL_GAMES);
         let scoring = Scoring::start(&cfg, &rules, db, eval_seed)?;
-        let learner = Learner::new(
-            start.net,
-            start.average,
-            start.optim,
-            train_device,
-            cfg.optim.clone(),
-            cfg.run.iterations,
-            cfg.replay.min_size,
-            rules.pits(),
-        );
+        let weights = (start.net, start.average, start.optim);
+        let learner = Learner::new(weights, train_device, &cfg, rules.pits());
         let mut trainer = Trainer {
             scoring,
             labeller,
