@@ -24,7 +24,8 @@ fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&stdout(args)).expect("one JSON object")
 }
 
-/// `kalaha analyse --json` of `bot` on `pos`, without the solver.
+/// `kalaha analyse --json` of `bot` on `pos`, without the solver (for the network tests).
+#[cfg(feature = "train")]
 fn bot_view(bot: &str, pos: &str) -> serde_json::Value {
     json(&[
         "analyse",
