@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 """The rebuild's evaluations so far, one table row per evaluation of every stage, from the
-stages' sidecars in checkpoints/runs/kalah64/ (run output), beside the shipped network's figures.
-    python3 experiments/releases/progress.py > experiments/releases/progress.md
+stages' sidecars in checkpoints/runs/NAME/ (run output), beside the shipped network's figures.
+    python3 experiments/releases/progress.py [kalah64|swedish] > experiments/releases/progress[-NAME].md
 """
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = ROOT / "checkpoints" / "runs" / "kalah64"
 
 
 def main() -> None:
-    recipe = json.loads((RUN / "recipe.json").read_text())
+    name = sys.argv[1] if len(sys.argv) > 1 else "kalah64"
+    run = ROOT / "checkpoints" / "runs" / name
+    recipe = json.loads((run / "recipe.json").read_text())
     print("| stage | iteration | training s | judge set alone | held-out judge-like | held-out train-like | vs greedy | vs minimax:4 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for stage in recipe["stages"]:
-        side = RUN / stage / "meta.json"
+        # A staged recipe keeps each stage in a folder of its own; a one-stage run is the folder.
+        side = run / stage / "meta.json" if recipe.get("staged", True) else run / "meta.json"
         if not side.exists():
             continue
         meta = json.loads(side.read_text())
@@ -32,7 +35,7 @@ def main() -> None:
             print(f"| {stage} | {e['iteration']} | {e['seconds']:.0f} | "
                   f"{pct(s.get('optimal_rate'))} ± {100 * s.get('std_err', 0):.1f} | "
                   f"{pct(h.get('judge'))} | {pct(h.get('train'))} | {score('greedy')} | {score('minimax:4')} |")
-    shipped = json.loads((ROOT / "checkpoints" / "kalah64" / "meta.json").read_text())
+    shipped = json.loads((ROOT / "checkpoints" / name / "meta.json").read_text())
     j = shipped["release"]["judged"]
     h = dict(j.get("heldout", []))
     print(f"| shipped {shipped['release']['id']} | | {shipped['release']['lineage_seconds']:.0f} (whole chain) | "
