@@ -421,6 +421,11 @@ pub struct PyJudgeReport {
     misses: Option<Vec<Miss>>,
 }
 
+/// A JSON value as the Python object `json.loads` makes of it.
+fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (v.to_string(),))
+}
+
 impl PyJudgeReport {
     /// The report as `kalaha judge --json` writes it, with `misses` where asked.
     fn json(&self) -> PyResult<serde_json::Value> {
@@ -478,8 +483,7 @@ impl PyJudgeReport {
 
     /// The report as `kalaha judge --json` writes it (a dict; `misses` where asked).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        py.import("json")?
-            .call_method1("loads", (self.json()?.to_string(),))
+        to_python(py, &self.json()?)
     }
 
     /// The report as JSON text (`kalaha judge --json`'s, with `misses` where asked).
@@ -497,10 +501,10 @@ impl PyJudgeReport {
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        if self.json()?.get(key).is_none() {
-            return Err(pyo3::exceptions::PyKeyError::new_err(key.to_string()));
+        match self.json()?.get(key) {
+            Some(v) => to_python(py, v),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(key.to_string())),
         }
-        self.to_dict(py)?.get_item(key)
     }
 
     fn __contains__(&self, key: &str) -> PyResult<bool> {

@@ -42,24 +42,26 @@ pub(super) struct Scoring {
 }
 
 impl Scoring {
-    /// The scoring a config asks for, its sets started on threads of their own (the held-out
-    /// sets are labelled by the run's endgame database `db`, so a run without one has none).
-    pub(super) fn start(
-        cfg: &TrainConfig,
-        rules: &Rules,
-        db: Option<Arc<EndgameOracle>>,
-        seed: u64,
-    ) -> anyhow::Result<Scoring> {
+    /// The scoring a config asks for: its bots prepared and its judge set loaded or solved on a
+    /// thread of its own from now on (beside the endgame database's build); the held-out sets
+    /// follow with [`Scoring::start_heldout`] once the database is there.
+    pub(super) fn start(cfg: &TrainConfig, rules: &Rules) -> anyhow::Result<Scoring> {
         Ok(Scoring {
             rules: *rules,
             opponents: cfg.opponents()?,
             games: cfg.eval.games,
-            seed,
+            seed: crate::env::rng::derive(cfg.run.seed, super::run_stream::EVAL_GAMES),
             judge: None,
             judge_build: spawn_judge(cfg, rules),
             heldout: Vec::new(),
-            heldout_build: spawn_heldout(cfg, rules, db),
+            heldout_build: None,
         })
+    }
+
+    /// Loads or builds the held-out sets on a thread of their own, labelled by the run's endgame
+    /// database `db` (a run without one has none).
+    pub(super) fn start_heldout(&mut self, cfg: &TrainConfig, db: Option<Arc<EndgameOracle>>) {
+        self.heldout_build = spawn_heldout(cfg, &self.rules, db);
     }
 
     /// Scores `network` (the checkpoint's) after `iteration` (`seconds` of training): games

@@ -28,13 +28,14 @@ impl Trainer {
         std::fs::create_dir_all(&log_dir)
             .with_context(|| format!("cannot create {}", log_dir.display()))?;
         let log = TbLog::open(&log_dir);
+        // The judge set is solved while the endgame database is built.
+        let mut scoring = Scoring::start(&cfg, &rules)?;
         let (db, labeller) = data_sources(&cfg, &rules)?;
         // Self-play consults the database unless the run learns from labels alone.
         let oracle = db
             .clone()
             .filter(|_| cfg.selfplay.labels != config::Labels::Exact);
-        let eval_seed = crate::env::rng::derive(cfg.run.seed, super::run_stream::EVAL_GAMES);
-        let scoring = Scoring::start(&cfg, &rules, db, eval_seed)?;
+        scoring.start_heldout(&cfg, db);
         let weights = (start.net, start.average, start.optim);
         let learner = Learner::new(weights, train_device, &cfg, rules.pits());
         let mut trainer = Trainer {
